@@ -1,0 +1,1 @@
+"""The dialects onnxc defines: `onnx` (one operation per ONNX operator)."""

@@ -1,0 +1,124 @@
+"""Tensor constants in IR attributes, and their numpy values.
+
+Small constants (shapes, axes, scalars) stay inline as dense elements so the IR
+reads well; larger ones (weights) become `dense_resource` handles whose bytes
+live in the builtin dialect's resource blob storage. Both keep raw bytes: no
+per-element Python objects, so multi-megabyte models stay fast to print and
+rewrite. Resources are printed in the module's `dialect_resources` section as
+MLIR does, so the textual IR round-trips.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+from xdsl.dialects.builtin import (
+    Builtin,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    ShapedType,
+    Signedness,
+    TensorType,
+)
+from xdsl.ir import Attribute
+
+INLINE_LIMIT = 16
+"""Constants with more elements than this become resources."""
+
+_BLOB_ALIGNMENT_PREFIX = (4).to_bytes(4, "little")
+"""MLIR blobs start with their alignment as a little-endian uint32."""
+
+
+def numpy_dtype(element_type: Attribute) -> np.dtype:
+    """The numpy dtype holding elements of `element_type`."""
+    if isinstance(element_type, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(element_type, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(element_type, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(element_type, IntegerType):
+        width = element_type.width.data
+        if width == 1:
+            return np.dtype(np.bool_)
+        unsigned = element_type.signedness.data == Signedness.UNSIGNED
+        return np.dtype(f"{'u' if unsigned else 'i'}{width // 8}")
+    raise TypeError(f"no numpy dtype for element type {element_type}")
+
+
+def _blob_storage() -> OpAsmDialectInterface:
+    interface = Builtin.get_interface(OpAsmDialectInterface)
+    assert interface is not None
+    return interface
+
+
+def dense_attr(array: np.ndarray, shaped_type: ShapedType) -> DenseIntOrFPElementsAttr:
+    """Inline dense elements holding `array` (converted to the type's elements)."""
+    data = np.ascontiguousarray(
+        array, dtype=numpy_dtype(shaped_type.get_element_type())
+    )
+    if data.dtype == np.bool_:
+        data = data.astype(np.int8)
+    return DenseIntOrFPElementsAttr(shaped_type, BytesAttr(data.tobytes()))
+
+
+def resource_attr(
+    array: np.ndarray, tensor_type: TensorType, hint: str
+) -> DenseResourceAttr:
+    """A `dense_resource` holding `array`, under a handle derived from `hint`."""
+    data = np.ascontiguousarray(
+        array, dtype=numpy_dtype(tensor_type.get_element_type())
+    )
+    if data.dtype == np.bool_:
+        data = data.astype(np.int8)
+    storage = _blob_storage()
+    handle = storage.declare_resource(re.sub(r"[^A-Za-z0-9_.]", "_", hint) or "blob")
+    storage.parse_resource(
+        handle, "0x" + (_BLOB_ALIGNMENT_PREFIX + data.tobytes()).hex()
+    )
+    return DenseResourceAttr.from_params(handle, tensor_type)
+
+
+def constant_attr(array: np.ndarray, tensor_type: TensorType, hint: str) -> Attribute:
+    """Inline elements for small constants, a resource for large ones."""
+    if array.size > INLINE_LIMIT:
+        return resource_attr(array, tensor_type, hint)
+    return dense_attr(array, tensor_type)
+
+
+def elements_to_numpy(attr: Attribute) -> np.ndarray:
+    """The value of a dense or dense_resource elements attribute."""
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        shaped = attr.get_type()
+        raw = attr.data.data
+    elif isinstance(attr, DenseResourceAttr):
+        shaped = attr.type
+        blob = _blob_storage().lookup(attr.resource_handle.data)
+        if not blob:
+            raise ValueError(f"resource '{attr.resource_handle.data}' has no data")
+        raw = bytes.fromhex(blob[2:])[len(_BLOB_ALIGNMENT_PREFIX) :]
+    else:
+        raise TypeError(f"not an elements attribute: {attr}")
+    element_type = shaped.get_element_type()
+    dtype = numpy_dtype(element_type)
+    storage_dtype = np.int8 if dtype == np.bool_ else dtype
+    shape = tuple(shaped.get_shape())
+    count = int(np.prod(shape)) if shape else 1
+    values = np.frombuffer(raw, dtype=storage_dtype)
+    if values.size == 1 and count != 1:
+        values = np.full(count, values[0], dtype=storage_dtype)  # splat
+    return values.reshape(shape).astype(dtype, copy=True)
+
+
+def release_resources(handles: set[str]) -> None:
+    """Forget resource blobs that are no longer referenced (after a compile)."""
+    storage = _blob_storage()
+    for handle in handles:
+        storage._blob_storage.pop(handle, None)  # pyright: ignore[reportPrivateUsage]

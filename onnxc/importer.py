@@ -1,0 +1,506 @@
+"""ONNX model -> `builtin.module` holding `func.func @main` of `onnx.*` operations.
+
+The importer is the only place that reads protobuf. Before building IR it:
+
+1. loads the file (external data is read relative to the model's folder and must
+   stay inside it);
+2. checks the model with `onnx.checker`, inlines model-local functions, and upgrades
+   default-domain opsets older than the dialect's `TARGET_OPSET` with onnx's
+   version converter;
+3. binds dimensions: `dims` gives a size to each dim_param (a global name, the same
+   size everywhere), `shapes` fixes an input's whole shape (also unnamed or -1
+   dims); any input dimension left unknown is an error naming it;
+4. runs onnx shape inference with data propagation, so every value has a static
+   type.
+
+Initializers become `onnx.Constant` operations (large ones as `dense_resource`);
+an initializer that is also a graph input stays an input, and its value is kept as
+that input's default. Omitted optional inputs become `onnx.NoValue`. Every
+operation keeps its node's name in the `onnx_node_name` attribute.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import external_data_helper, numpy_helper
+from onnx.defs import OpSchema
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    NoneType,
+    StringAttr,
+    TensorType,
+    f32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Region, SSAValue
+
+from onnxc.dialects import onnx as onnx_dialect
+from onnxc.dialects.constants import constant_attr
+from onnxc.errors import OnnxcError
+
+ModelLike = str | os.PathLike[str] | onnx.ModelProto
+
+
+@dataclass
+class ImportedModel:
+    """The result of an import: the IR and what the runtime side needs to know."""
+
+    module: ModuleOp
+    input_names: list[str]
+    output_names: list[str]
+    input_defaults: dict[str, np.ndarray] = field(default_factory=dict)
+    """Inputs that are also initializers, with the initializer as default value."""
+    opset: int = onnx_dialect.TARGET_OPSET
+
+
+# --- loading --------------------------------------------------------------------
+
+
+def load_model(model: ModelLike) -> onnx.ModelProto:
+    """Read a model file (with its external data) or take a ModelProto as it is."""
+    if isinstance(model, onnx.ModelProto):
+        for tensor in _all_tensors(model.graph):
+            if external_data_helper.uses_external_data(tensor):
+                raise OnnxcError(
+                    f"tensor '{tensor.name}' keeps its data in an external file; "
+                    "pass the model's path instead of a ModelProto"
+                )
+        return model
+    path = Path(model)
+    if not path.is_file():
+        raise OnnxcError(f"{path}: no such model file") from None
+    try:
+        proto = onnx.load_model(str(path), load_external_data=False)
+    except Exception as error:  # protobuf raises DecodeError and others
+        raise OnnxcError(
+            f"{path}: not a readable ONNX model ({_first_line(error)})"
+        ) from None
+    if not proto.graph.node and not proto.graph.output:
+        raise OnnxcError(f"{path}: not a readable ONNX model (no graph)") from None
+    _load_external_data(proto, path.resolve().parent)
+    return proto
+
+
+def _all_tensors(graph: onnx.GraphProto) -> Iterator[onnx.TensorProto]:
+    yield from graph.initializer
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.HasField("t"):
+                yield attribute.t
+            yield from attribute.tensors
+            if attribute.HasField("g"):
+                yield from _all_tensors(attribute.g)
+            for subgraph in attribute.graphs:
+                yield from _all_tensors(subgraph)
+
+
+def _load_external_data(model: onnx.ModelProto, base: Path) -> None:
+    for tensor in _all_tensors(model.graph):
+        if not external_data_helper.uses_external_data(tensor):
+            continue
+        info = external_data_helper.ExternalDataInfo(tensor)
+        location = Path(info.location)
+        target = (base / location).resolve()
+        if location.is_absolute() or not target.is_relative_to(base):
+            raise OnnxcError(
+                f"tensor '{tensor.name}': external data location '{info.location}' "
+                "is outside the model's folder"
+            )
+        if not target.is_file():
+            raise OnnxcError(
+                f"tensor '{tensor.name}': external data file '{info.location}' "
+                f"not found next to the model"
+            )
+        try:
+            external_data_helper.load_external_data_for_tensor(tensor, str(base))
+        except Exception as error:
+            raise OnnxcError(
+                f"tensor '{tensor.name}': cannot read external data "
+                f"'{info.location}' ({_first_line(error)})"
+            )
+        del tensor.external_data[:]
+        tensor.data_location = onnx.TensorProto.DEFAULT
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0][:300]
+
+
+# --- preparation ----------------------------------------------------------------
+
+
+def prepare_model(
+    model: onnx.ModelProto,
+    dims: Mapping[str, int] | None = None,
+    shapes: Mapping[str, Sequence[int]] | None = None,
+) -> onnx.ModelProto:
+    """Check, inline, upgrade, bind dimensions and infer shapes (a new proto)."""
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    try:
+        onnx.checker.check_model(model)
+    except Exception as error:
+        raise OnnxcError(f"invalid model: {_first_line(error)}") from None
+    opset = _default_opset(model)
+    _reject_foreign_domains(model)
+    if model.functions:
+        model = onnx.inliner.inline_local_functions(model)
+    if opset < onnx_dialect.TARGET_OPSET:
+        try:
+            model = onnx.version_converter.convert_version(
+                model, onnx_dialect.TARGET_OPSET
+            )
+        except Exception as error:
+            raise OnnxcError(
+                f"cannot upgrade the model from opset {opset} to "
+                f"{onnx_dialect.TARGET_OPSET}: {_first_line(error)}"
+            )
+    elif opset > onnx_dialect.TARGET_OPSET:
+        raise OnnxcError(
+            f"the model uses opset {opset}; onnxc supports up to "
+            f"{onnx_dialect.TARGET_OPSET}"
+        )
+    _bind_dimensions(model, dict(dims or {}), dict(shapes or {}))
+    try:
+        return onnx.shape_inference.infer_shapes(
+            model, check_type=True, strict_mode=True, data_prop=True
+        )
+    except Exception as error:
+        raise OnnxcError(f"shape inference failed: {_first_line(error)}") from None
+
+
+def _default_opset(model: onnx.ModelProto) -> int:
+    for opset in model.opset_import:
+        if opset.domain in ("", "ai.onnx"):
+            return opset.version
+    raise OnnxcError("the model imports no default-domain (ai.onnx) opset") from None
+
+
+def _reject_foreign_domains(model: onnx.ModelProto) -> None:
+    local = {(f.domain, f.name) for f in model.functions}
+    for index, node in enumerate(model.graph.node):
+        if (
+            node.domain not in ("", "ai.onnx")
+            and (node.domain, node.op_type) not in local
+        ):
+            raise OnnxcError(
+                f"{_node_label(node, index)}: operator domain '{node.domain}' "
+                "is not supported (only the default ai.onnx domain is)"
+            )
+
+
+def _bind_dimensions(
+    model: onnx.ModelProto, dims: dict[str, int], shapes: dict[str, Sequence[int]]
+) -> None:
+    graph = model.graph
+    initializers = {t.name for t in graph.initializer}
+    inputs = {i.name: i for i in graph.input}
+    for name in shapes:
+        if name not in inputs:
+            raise OnnxcError(
+                f"shapes names '{name}', which is not a graph input "
+                f"(inputs: {', '.join(inputs) or 'none'})"
+            )
+    used: set[str] = set()
+    unbound: list[str] = []
+    for value in graph.input:
+        if not value.type.HasField("tensor_type"):
+            continue
+        tensor_type = value.type.tensor_type
+        if value.name in shapes:
+            new_shape = list(shapes[value.name])
+            if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(
+                new_shape
+            ):
+                raise OnnxcError(
+                    f"shapes['{value.name}'] has rank {len(new_shape)}, but the "
+                    f"input has rank {len(tensor_type.shape.dim)}"
+                )
+            tensor_type.shape.Clear()
+            for size in new_shape:
+                if int(size) < 0:
+                    raise OnnxcError(
+                        f"shapes['{value.name}'] has a negative size"
+                    ) from None
+                tensor_type.shape.dim.add().dim_value = int(size)
+            continue
+        if value.name in initializers:
+            continue
+        if not tensor_type.HasField("shape"):
+            unbound.append(f"input '{value.name}' has no shape (pass shapes=)")
+            continue
+        for axis, dim in enumerate(tensor_type.shape.dim):
+            if dim.HasField("dim_value") and dim.dim_value >= 0:
+                continue
+            if dim.HasField("dim_param") and dim.dim_param in dims:
+                used.add(dim.dim_param)
+                continue
+            if dim.HasField("dim_param") and dim.dim_param:
+                unbound.append(
+                    f"input '{value.name}' dimension {axis} '{dim.dim_param}' is "
+                    f"unbound (pass dims={{'{dim.dim_param}': N}} or --dim "
+                    f"{dim.dim_param}=N)"
+                )
+            else:
+                unbound.append(
+                    f"input '{value.name}' dimension {axis} is unknown (pass "
+                    f"shapes={{'{value.name}': (...)}} or --shape {value.name}=...)"
+                )
+    if unbound:
+        raise OnnxcError("; ".join(unbound)) from None
+    unused = sorted(set(dims) - used - _all_dim_params(graph))
+    if unused:
+        raise OnnxcError(
+            f"dims names {', '.join(map(repr, unused))}, which no tensor uses"
+        ) from None
+    for value in [*graph.input, *graph.output, *graph.value_info]:
+        if not value.type.HasField("tensor_type"):
+            continue
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.HasField("dim_param") and dim.dim_param in dims:
+                size = int(dims[dim.dim_param])
+                dim.Clear()
+                dim.dim_value = size
+
+
+def _all_dim_params(graph: onnx.GraphProto) -> set[str]:
+    return {
+        dim.dim_param
+        for value in [*graph.input, *graph.output, *graph.value_info]
+        for dim in value.type.tensor_type.shape.dim
+        if dim.HasField("dim_param")
+    }
+
+
+# --- building IR ----------------------------------------------------------------
+
+
+def import_model(
+    model: ModelLike,
+    dims: Mapping[str, int] | None = None,
+    shapes: Mapping[str, Sequence[int]] | None = None,
+) -> ImportedModel:
+    """Import an ONNX model (a path or a ModelProto) into the onnx dialect."""
+    proto = prepare_model(load_model(model), dims, shapes)
+    return _GraphImporter(proto).run()
+
+
+def _node_label(node: onnx.NodeProto, index: int) -> str:
+    return f"node '{node.name or f'{node.op_type}_{index}'}' ({node.op_type})"
+
+
+class _GraphImporter:
+    def __init__(self, model: onnx.ModelProto):
+        self.model = model
+        self.graph = model.graph
+        self.types: dict[str, onnx.TypeProto] = {}
+        for value in [*self.graph.input, *self.graph.value_info, *self.graph.output]:
+            self.types[value.name] = value.type
+        self.values: dict[str, SSAValue] = {}
+        self.block = Block()
+        self.no_value: SSAValue | None = None
+
+    def run(self) -> ImportedModel:
+        graph = self.graph
+        initializers = {t.name: t for t in graph.initializer}
+        inputs = [v for v in graph.input if v.name not in initializers]
+        defaults = [v for v in graph.input if v.name in initializers]
+        input_values = [*inputs, *defaults]
+        arg_types = [self._value_type(v.name, "graph input") for v in input_values]
+        self.block = Block(arg_types=arg_types)
+        for value, arg in zip(input_values, self.block.args, strict=True):
+            arg.name_hint = _ssa_name(value.name)
+            self.values[value.name] = arg
+        for tensor in graph.initializer:
+            if tensor.name not in self.values:
+                self.values[tensor.name] = self._constant(tensor)
+        for index, node in enumerate(graph.node):
+            self._node(node, index)
+        outputs = [self._lookup(v.name, "graph output") for v in graph.output]
+        self.block.add_op(func.ReturnOp(*outputs))
+        main = func.FuncOp(
+            "main",
+            (arg_types, [o.type for o in outputs]),
+            Region(self.block),
+        )
+        input_names = [v.name for v in input_values]
+        output_names = [v.name for v in graph.output]
+        main.attributes["onnxc.input_names"] = ArrayAttr(
+            [StringAttr(n) for n in input_names]
+        )
+        main.attributes["onnxc.output_names"] = ArrayAttr(
+            [StringAttr(n) for n in output_names]
+        )
+        module = ModuleOp([main])
+        return ImportedModel(
+            module,
+            input_names,
+            output_names,
+            {t.name: numpy_helper.to_array(initializers[t.name]) for t in defaults},
+        )
+
+    def _lookup(self, name: str, what: str) -> SSAValue:
+        if name not in self.values:
+            raise OnnxcError(f"{what} '{name}' is not produced by any node") from None
+        return self.values[name]
+
+    def _value_type(self, name: str, what: str, node: str = "") -> TensorType:
+        type_proto = self.types.get(name)
+        where = f"{node}: " if node else ""
+        if type_proto is None or not type_proto.HasField("tensor_type"):
+            raise OnnxcError(
+                f"{where}{what} '{name}' has no inferred tensor type"
+            ) from None
+        tensor_type = type_proto.tensor_type
+        element = onnx_dialect.element_type_for_dtype(tensor_type.elem_type)
+        if element is None:
+            type_name = onnx.TensorProto.DataType.Name(tensor_type.elem_type)
+            raise OnnxcError(
+                f"{where}{what} '{name}' has unsupported element type {type_name}"
+            ) from None
+        if not tensor_type.HasField("shape"):
+            raise OnnxcError(
+                f"{where}{what} '{name}' has an unknown rank after shape inference"
+            ) from None
+        shape: list[int] = []
+        for axis, dim in enumerate(tensor_type.shape.dim):
+            if not dim.HasField("dim_value"):
+                symbol = f" '{dim.dim_param}'" if dim.dim_param else ""
+                raise OnnxcError(
+                    f"{where}{what} '{name}' dimension {axis}{symbol} is unknown after "
+                    "shape inference (bind input sizes with dims= or shapes=)"
+                )
+            shape.append(dim.dim_value)
+        return TensorType(element, shape)
+
+    def _constant(self, tensor: onnx.TensorProto) -> SSAValue:
+        array = numpy_helper.to_array(tensor)
+        element = onnx_dialect.element_type_for_dtype(tensor.data_type)
+        if element is None:
+            type_name = onnx.TensorProto.DataType.Name(tensor.data_type)
+            raise OnnxcError(
+                f"initializer '{tensor.name}' has unsupported element type {type_name}"
+            ) from None
+        tensor_type = TensorType(element, array.shape)
+        op = onnx_dialect.ConstantOp.create(  # type: ignore[attr-defined]
+            result_types=[tensor_type],
+            properties={"value": constant_attr(array, tensor_type, tensor.name)},
+            attributes={"onnx_node_name": StringAttr(tensor.name)},
+        )
+        op.results[0].name_hint = _ssa_name(tensor.name)
+        self.block.add_op(op)
+        return op.results[0]
+
+    def _none(self) -> SSAValue:
+        if self.no_value is None:
+            op = onnx_dialect.NoValueOp()
+            self.block.add_op(op)
+            self.no_value = op.result
+        return self.no_value
+
+    def _node(self, node: onnx.NodeProto, index: int) -> None:
+        label = _node_label(node, index)
+        op_class = onnx_dialect.OPS.get(node.op_type)
+        if op_class is None:
+            raise OnnxcError(f"{label}: unknown operator '{node.op_type}'") from None
+        schema = op_class.SCHEMA
+        operands = [
+            self._none() if name == "" else self._lookup(name, f"{label}: input")
+            for name in node.input
+        ]
+        optional = OpSchema.FormalParameterOption.Optional
+        formals = list(schema.inputs)
+        while (
+            len(operands) < len(formals) and formals[len(operands)].option == optional
+        ):
+            operands.append(self._none())
+        result_types: list[Attribute] = [
+            NoneType() if name == "" else self._value_type(name, "output", label)
+            for name in node.output
+        ]
+        formal_outputs = list(schema.outputs)
+        while (
+            len(result_types) < len(formal_outputs)
+            and formal_outputs[len(result_types)].option == optional
+        ):
+            result_types.append(NoneType())
+        properties: dict[str, Attribute] = {}
+        regions: list[Region] = []
+        for attribute in node.attribute:
+            if attribute.name not in schema.attributes:
+                raise OnnxcError(
+                    f"{label}: unknown attribute '{attribute.name}'"
+                ) from None
+            if attribute.type in (
+                onnx.AttributeProto.GRAPH,
+                onnx.AttributeProto.GRAPHS,
+            ):
+                raise OnnxcError(
+                    f"{label}: subgraph attribute '{attribute.name}' is not supported yet"
+                )
+            properties[attribute.name] = self._attribute(attribute, node, label)
+        names = node.name or f"{node.op_type}_{index}"
+        op = op_class.create(
+            operands=operands,
+            result_types=result_types,
+            properties=properties,
+            regions=regions,
+            attributes={"onnx_node_name": StringAttr(names)},
+        )
+        self.block.add_op(op)
+        for name, result in zip(node.output, op.results):
+            if name:
+                result.name_hint = _ssa_name(name)
+                self.values[name] = result
+
+    def _attribute(
+        self, attribute: onnx.AttributeProto, node: onnx.NodeProto, label: str
+    ) -> Attribute:
+        kind = onnx.AttributeProto
+        value = onnx.helper.get_attribute_value(attribute)
+        if attribute.type == kind.INT:
+            return IntegerAttr(int(value), i64)
+        if attribute.type == kind.FLOAT:
+            return FloatAttr(float(value), f32)
+        if attribute.type == kind.STRING:
+            return StringAttr(
+                value.decode() if isinstance(value, bytes) else str(value)
+            )
+        if attribute.type == kind.INTS:
+            return DenseArrayBase.from_list(i64, [int(v) for v in value])
+        if attribute.type == kind.FLOATS:
+            return DenseArrayBase.from_list(f32, [float(v) for v in value])
+        if attribute.type == kind.STRINGS:
+            return ArrayAttr([StringAttr(v.decode()) for v in value])
+        if attribute.type == kind.TENSOR:
+            element = onnx_dialect.element_type_for_dtype(value.data_type)
+            if element is None:
+                raise OnnxcError(
+                    f"{label}: attribute '{attribute.name}' has an unsupported element type"
+                ) from None
+            array = numpy_helper.to_array(value)
+            hint = node.output[0] if node.output else attribute.name
+            return constant_attr(array, TensorType(element, array.shape), hint)
+        raise OnnxcError(
+            f"{label}: attribute '{attribute.name}' of type "
+            f"{kind.AttributeType.Name(attribute.type)} is not supported"
+        )
+
+
+def _ssa_name(name: str) -> str | None:
+    """An SSA name hint from an ONNX name, when it makes a valid one."""
+    cleaned = "".join(c if c.isalnum() or c in "_$." else "_" for c in name)
+    if not cleaned or cleaned[0].isdigit() or cleaned[0] == ".":
+        cleaned = "v" + cleaned
+    return cleaned
