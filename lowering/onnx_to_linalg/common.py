@@ -1,0 +1,280 @@
+"""Helpers shared by the onnx-to-linalg patterns.
+
+The conversion is one walk over the function: each pattern replaces an `onnx.*`
+operation on tensors by linalg (and memref) operations on buffers. While the walk
+is under way, tensor and buffer values meet through
+`builtin.unrealized_conversion_cast`: `buffer_of` gets the buffer behind a tensor
+operand, `replace_with_buffers` hands the new buffers to the remaining tensor
+users. The pass removes the casts once every operation is converted.
+
+A new elementwise lowering is one call to `elementwise`; anything structured is
+one call to `generic` with its indexing maps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from xdsl.builder import Builder
+from xdsl.dialects import arith, linalg, memref
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AnyFloat,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    SymbolTable,
+    TensorType,
+    UnrealizedConversionCastOp,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+
+from onnxc.dialects import onnx
+from onnxc.dialects.constants import elements_to_numpy
+from onnxc.errors import OnnxcError
+
+COMMENT = "onnxc.comment"
+"""Discardable attribute naming the ONNX node an operation comes from; the C
+printer turns it into a comment."""
+
+PARALLEL = linalg.IteratorTypeAttr.parallel()
+REDUCTION = linalg.IteratorTypeAttr.reduction()
+
+BodyBuilder = Callable[[Builder, Sequence[SSAValue]], SSAValue | Sequence[SSAValue]]
+"""Builds the scalar body of a generic: gets the block arguments (one per input,
+then one per output, the outputs holding the current accumulator), returns the
+value(s) to yield."""
+
+
+class UnsupportedError(OnnxcError):
+    """A pattern met a case it does not lower; the message names the node."""
+
+
+def unsupported(op: onnx.OnnxOp, what: str) -> UnsupportedError:
+    return UnsupportedError(f"{op.node_label()}: {what}")
+
+
+def comment_for(op: Operation) -> StringAttr:
+    name = op.attributes.get("onnx_node_name")
+    label = name.data if isinstance(name, StringAttr) else ""
+    return StringAttr(f"{op.name.removeprefix('onnx.')} {label}".strip())
+
+
+def tensor_type(value: SSAValue) -> TensorType:
+    value_type = value.type
+    assert isinstance(value_type, TensorType), value_type
+    return value_type
+
+
+def memref_type(value_type: Attribute) -> MemRefType:
+    """The buffer type of a tensor type (identity layout)."""
+    assert isinstance(value_type, TensorType | MemRefType), value_type
+    return MemRefType(value_type.get_element_type(), value_type.get_shape())
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    value_type = value.type
+    assert isinstance(value_type, TensorType | MemRefType), value_type
+    return tuple(value_type.get_shape())
+
+
+def is_none(value: SSAValue) -> bool:
+    return isinstance(value.owner, onnx.NoValueOp)
+
+
+def buffer_of(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
+    """The buffer holding tensor `value` (a cast is inserted while its producer
+    is still unconverted)."""
+    owner = value.owner
+    if isinstance(owner, UnrealizedConversionCastOp) and isinstance(
+        owner.inputs[0].type, MemRefType
+    ):
+        return owner.inputs[0]
+    cast = UnrealizedConversionCastOp.get([value], [memref_type(value.type)])
+    rewriter.insert_op(cast, InsertPoint.before(rewriter.current_operation))
+    return cast.results[0]
+
+
+def replace_with_buffers(
+    rewriter: PatternRewriter, op: Operation, buffers: Sequence[SSAValue | None]
+) -> None:
+    """Replace `op`'s tensor results by buffers (None for a `none` result)."""
+    new_results: list[SSAValue | None] = []
+    for result, buffer in zip(op.results, buffers, strict=True):
+        if buffer is None:
+            new_results.append(None)
+            continue
+        cast = UnrealizedConversionCastOp.get([buffer], [result.type])
+        rewriter.insert_op(cast, InsertPoint.before(op))
+        new_results.append(cast.results[0])
+    for result, new in zip(op.results, new_results, strict=True):
+        if new is not None:
+            result.replace_all_uses_with(new)
+    for result in op.results:
+        if result.uses:
+            raise unsupported(op, "an optional output that is not supported is used")  # type: ignore[arg-type]
+    rewriter.erase_op(op)
+
+
+def alloc(rewriter: PatternRewriter, value_type: Attribute) -> SSAValue:
+    """A new buffer for a value of `value_type` (a tensor or memref type)."""
+    op = memref.AllocOp.get(
+        memref_type(value_type).get_element_type(), shape=shape_of_type(value_type)
+    )
+    rewriter.insert_op(op, InsertPoint.before(rewriter.current_operation))
+    return op.memref
+
+
+def shape_of_type(value_type: Attribute) -> tuple[int, ...]:
+    assert isinstance(value_type, TensorType | MemRefType), value_type
+    return tuple(value_type.get_shape())
+
+
+def insert(rewriter: PatternRewriter, op: Operation, source: Operation) -> Operation:
+    """Insert `op` before the operation being rewritten, tagged with the ONNX
+    node it comes from."""
+    op.attributes[COMMENT] = comment_for(source)
+    rewriter.insert_op(op, InsertPoint.before(rewriter.current_operation))
+    return op
+
+
+def identity_map(rank: int) -> AffineMap:
+    return AffineMap.identity(rank)
+
+
+def broadcast_map(input_shape: Sequence[int], output_shape: Sequence[int]) -> AffineMap:
+    """The indexing map reading an input multidirectionally broadcast to
+    `output_shape` (numpy rules: shapes aligned at the right, size-1 dims
+    repeat)."""
+    rank = len(output_shape)
+    offset = rank - len(input_shape)
+    results: list[AffineExpr] = []
+    for axis, size in enumerate(input_shape):
+        if size == 1 and output_shape[offset + axis] != 1:
+            results.append(AffineConstantExpr(0))
+        else:
+            results.append(AffineDimExpr(offset + axis))
+    return AffineMap(rank, 0, tuple(results))
+
+
+def generic(
+    rewriter: PatternRewriter,
+    source: Operation,
+    inputs: Sequence[SSAValue],
+    outputs: Sequence[SSAValue],
+    maps: Sequence[AffineMap],
+    iterators: Sequence[linalg.IteratorTypeAttr],
+    body: BodyBuilder,
+) -> linalg.GenericOp:
+    """Insert a `linalg.generic` over buffers; `body` builds its scalar region."""
+    element_types = [_element_type(v) for v in [*inputs, *outputs]]
+    block = Block(arg_types=element_types)
+    builder = Builder(InsertPoint.at_end(block))
+    yielded = body(builder, block.args)
+    values = [yielded] if isinstance(yielded, SSAValue) else list(yielded)
+    builder.insert(linalg.YieldOp(*values))
+    op = linalg.GenericOp(
+        inputs,
+        outputs,
+        Region(block),
+        [AffineMapAttr(m) for m in maps],
+        iterators,
+    )
+    insert(rewriter, op, source)
+    return op
+
+
+def _element_type(value: SSAValue) -> Attribute:
+    value_type = value.type
+    if isinstance(value_type, MemRefType | TensorType):
+        return value_type.get_element_type()
+    return value_type
+
+
+def elementwise(
+    rewriter: PatternRewriter,
+    op: onnx.OnnxOp,
+    body: BodyBuilder,
+    inputs: Sequence[SSAValue] | None = None,
+) -> None:
+    """Lower `op` as an elementwise map of its inputs (broadcast to its single
+    result's shape) into a new buffer, and replace it."""
+    tensors = list(op.operands if inputs is None else inputs)
+    result_type = op.results[0].type
+    out_shape = shape_of_type(result_type)
+    buffers = [buffer_of(rewriter, t) for t in tensors]
+    output = alloc(rewriter, result_type)
+    maps = [broadcast_map(shape_of(b), out_shape) for b in buffers]
+    maps.append(identity_map(len(out_shape)))
+    generic(
+        rewriter,
+        op,
+        buffers,
+        [output],
+        maps,
+        [PARALLEL] * len(out_shape),
+        lambda b, args: body(b, args[: len(buffers)]),
+    )
+    replace_with_buffers(rewriter, op, [output])
+
+
+def float_constant(builder: Builder, value: float, element_type: Attribute) -> SSAValue:
+    """A scalar float constant, built at the builder's insertion point."""
+    assert isinstance(element_type, AnyFloat)
+    return builder.insert(
+        arith.ConstantOp(FloatAttr(float(value), element_type))
+    ).result
+
+
+def int_constant(builder: Builder, value: int, element_type: Attribute) -> SSAValue:
+    assert isinstance(element_type, IntegerType)
+    return builder.insert(
+        arith.ConstantOp(IntegerAttr(int(value), element_type))
+    ).result
+
+
+def constant_value(value: SSAValue) -> np.ndarray | None:
+    """The compile-time value of a tensor, if it is a constant (an `onnx.Constant`
+    with a `value`, or an already lowered weight), else None."""
+    owner = value.owner
+    if isinstance(owner, onnx.ConstantOp):  # type: ignore[attr-defined]
+        tensor = owner.properties.get("value")
+        return None if tensor is None else elements_to_numpy(tensor)
+    if isinstance(owner, UnrealizedConversionCastOp):
+        source = owner.inputs[0].owner
+        if isinstance(source, memref.GetGlobalOp):
+            module = source.get_toplevel_object()
+            if isinstance(module, ModuleOp):
+                symbol = SymbolTable.lookup_symbol(module, source.name_)
+                if isinstance(symbol, memref.GlobalOp) and not isinstance(
+                    symbol.initial_value, type(None)
+                ):
+                    return elements_to_numpy(symbol.initial_value)
+        return (
+            constant_value(owner.inputs[0])
+            if isinstance(owner.inputs[0].type, TensorType)
+            else None
+        )
+    return None
+
+
+def required_constant(op: onnx.OnnxOp, value: SSAValue, what: str) -> np.ndarray:
+    """The constant value of input `what`, or a clear error when it is computed
+    at run time."""
+    array = constant_value(value)
+    if array is None:
+        raise unsupported(op, f"input '{what}' must be a compile-time constant")
+    return array
+
+
+def normalize_axis(op: onnx.OnnxOp, axis: int, rank: int) -> int:
+    if not -rank <= axis < max(rank, 1):
+        raise unsupported(op, f"axis {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
