@@ -17,7 +17,6 @@ from onnxc.dialects import onnx
 from onnxc.dialects.constants import dense_attr, elements_to_numpy
 from onnxc.lowering.onnx_to_linalg.common import (
     buffer_of,
-    insert,
     memref_type,
     replace_with_buffers,
     unsupported,
@@ -64,8 +63,9 @@ class ConstantOpLowering(RewritePattern):
             alignment=16,
         )
         rewriter.insert_op(global_op, InsertPoint.at_start(module.body.block))
-        get = insert(rewriter, memref.GetGlobalOp(name, buffer_type), op)
-        replace_with_buffers(rewriter, op, [get.results[0]])
+        get = memref.GetGlobalOp(name, buffer_type)
+        rewriter.insert_op(get, InsertPoint.before(op))
+        replace_with_buffers(rewriter, op, [get.memref])
 
 
 class IdentityOpLowering(RewritePattern):

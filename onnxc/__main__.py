@@ -1,0 +1,5 @@
+import sys
+
+from onnxc.cli import main
+
+sys.exit(main())

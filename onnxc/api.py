@@ -1,0 +1,207 @@
+"""The Python API: `onnxc.compile(model, ...)` -> a model you can run.
+
+    m = onnxc.compile("model.onnx", dims={"N": 1})
+    outputs = m.run({"x": x})      # dict name -> array, in graph-output order
+    y, = m(x)                      # positional inputs, outputs in order
+
+`compile` imports the model, lowers it through the pipeline to loops, prints C,
+builds that C with cffi into a cached extension and loads it.
+`generate_c` stops after printing and `GeneratedC.write` writes the sources.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+from xdsl.dialects.builtin import Builtin
+
+from onnxc import __version__
+from onnxc.emit.build import CompiledC, build_extension
+from onnxc.emit.c_printer import print_c
+from onnxc.errors import OnnxcError
+from onnxc.importer import ModelLike, import_model
+from onnxc.pipeline import lower
+from onnxc.runtime_c import runtime_files
+
+TARGETS = ("host",)
+"""Targets `compile` can build and run."""
+
+
+@dataclass
+class GeneratedC:
+    """The C of one model: `NAME.c`, `NAME.h` and what describes its interface."""
+
+    name: str
+    c_source: str
+    header_source: str
+    input_names: list[str]
+    output_names: list[str]
+    input_defaults: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def write(self, directory: str | Path) -> list[Path]:
+        """Write NAME.c, NAME.h and the runtime files into `directory`."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        written = [out / f"{self.name}.c", out / f"{self.name}.h"]
+        written[0].write_text(self.c_source)
+        written[1].write_text(self.header_source)
+        for source in runtime_files():
+            shutil.copyfile(source, out / source.name)
+            written.append(out / source.name)
+        return written
+
+
+def model_name(model: ModelLike, name: str | None) -> str:
+    """The C name of a model: `name`, else the file's stem, sanitised."""
+    if name is None:
+        name = Path(model).stem if not hasattr(model, "graph") else "model"
+    cleaned = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    if not cleaned or not cleaned[0].isalpha():
+        cleaned = "m_" + cleaned
+    return cleaned
+
+
+def _options_comment(options: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in options.items() if v)
+
+
+def generate_c(
+    model: ModelLike,
+    *,
+    dims: Mapping[str, int] | None = None,
+    shapes: Mapping[str, Sequence[int]] | None = None,
+    name: str | None = None,
+    target: str = "host",
+) -> GeneratedC:
+    """Compile `model` to C sources (nothing is built)."""
+    if target not in TARGETS:
+        raise OnnxcError(f"unknown target '{target}' (targets: {', '.join(TARGETS)})")
+    c_name = model_name(model, name)
+    storage = Builtin.get_interface(OpAsmDialectInterface)
+    assert storage is not None
+    resources_before = set(storage._blob_storage)  # pyright: ignore[reportPrivateUsage]
+    try:
+        imported = import_model(model, dims=dims, shapes=shapes)
+        module = lower(imported.module, "loops")
+        options = {
+            "dims": dict(dims or {}),
+            "shapes": dict(shapes or {}),
+            "target": target,
+        }
+        c_source, header = print_c(
+            module,
+            c_name,
+            options_comment=_options_comment(options),
+            version=__version__,
+        )
+    finally:
+        for handle in set(storage._blob_storage) - resources_before:  # pyright: ignore[reportPrivateUsage]
+            del storage._blob_storage[handle]  # pyright: ignore[reportPrivateUsage]
+    return GeneratedC(
+        c_name,
+        c_source,
+        header,
+        imported.input_names,
+        imported.output_names,
+        imported.input_defaults,
+    )
+
+
+class CompiledModel:
+    """A compiled and loaded model. `run` takes a dict of numpy arrays by input
+    name and returns a dict by output name (in graph-output order); calling the
+    model takes the inputs positionally and returns a list of outputs."""
+
+    def __init__(self, generated: GeneratedC, compiled: CompiledC):
+        self.generated = generated
+        self.name = generated.name
+        self._compiled = compiled
+        self.input_names: list[str] = list(generated.input_names)
+        self.output_names: list[str] = list(generated.output_names)
+        self.input_shapes = [shape for _, shape in compiled.input_info]
+        self.output_shapes = [shape for _, shape in compiled.output_info]
+        self.workspace_size = compiled.workspace_size
+
+    @property
+    def c_source(self) -> str:
+        return self.generated.c_source
+
+    @property
+    def header_source(self) -> str:
+        return self.generated.header_source
+
+    def run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        unknown = sorted(set(inputs) - set(self.input_names))
+        if unknown:
+            raise OnnxcError(
+                f"{self.name}: unknown input(s) {', '.join(map(repr, unknown))} "
+                f"(inputs: {', '.join(self.input_names)})"
+            )
+        arrays: list[np.ndarray] = []
+        for index, input_name in enumerate(self.input_names):
+            if input_name in inputs:
+                value = inputs[input_name]
+            elif input_name in self.generated.input_defaults:
+                value = self.generated.input_defaults[input_name]
+            else:
+                raise OnnxcError(f"{self.name}: missing input '{input_name}'")
+            arrays.append(self._prepare(index, input_name, value))
+        outputs = self._compiled.call(arrays)
+        return dict(zip(self.output_names, outputs, strict=True))
+
+    def _prepare(self, index: int, input_name: str, value: Any) -> np.ndarray:
+        from onnxc.emit.build import NUMPY_OF_C
+
+        dtype = np.dtype(NUMPY_OF_C[self._compiled.arg_types[index]])
+        array = np.asarray(value)
+        if array.dtype != dtype and not np.can_cast(array.dtype, dtype, "same_kind"):
+            raise OnnxcError(
+                f"{self.name}: input '{input_name}' must be {dtype}, got {array.dtype}"
+            )
+        shape = self.input_shapes[index]
+        if array.shape != shape:
+            raise OnnxcError(
+                f"{self.name}: input '{input_name}' must have shape {shape}, "
+                f"got {array.shape}"
+            )
+        return np.ascontiguousarray(array, dtype=dtype)
+
+    def __call__(self, *inputs: Any) -> list[np.ndarray]:
+        if len(inputs) > len(self.input_names):
+            raise OnnxcError(
+                f"{self.name}: takes {len(self.input_names)} inputs, got {len(inputs)}"
+            )
+        return list(self.run(dict(zip(self.input_names, inputs))).values())
+
+
+def compile(  # noqa: A001 - the public name DESIGN.md gives
+    model: ModelLike,
+    *,
+    dims: Mapping[str, int] | None = None,
+    shapes: Mapping[str, Sequence[int]] | None = None,
+    name: str | None = None,
+    target: str = "host",
+    opt_level: int = 2,
+) -> CompiledModel:
+    """Compile an ONNX model (a path or ModelProto) and load it for running.
+
+    `dims` binds dim_params, `shapes` fixes whole input shapes, `name` is the C
+    prefix (default: the file's stem), `opt_level` the C compiler's -O level.
+    """
+    generated = generate_c(model, dims=dims, shapes=shapes, name=name, target=target)
+    if not 0 <= opt_level <= 3:
+        raise OnnxcError(f"opt_level must be 0 to 3, got {opt_level}")
+    extension = build_extension(
+        generated.c_source,
+        generated.header_source,
+        generated.name,
+        extra_cflags=(f"-O{opt_level}",),
+    )
+    return CompiledModel(generated, CompiledC(extension, generated.name))

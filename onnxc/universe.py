@@ -1,0 +1,45 @@
+"""What onnxc adds to xdsl-opt, registered through the `xdsl.universe` entry point:
+the onnx dialect, our passes, and the `c` target."""
+
+from xdsl.universe import Universe
+
+
+def _onnx_dialect():
+    from onnxc.dialects.onnx import ONNX
+
+    return ONNX
+
+
+def _fold_constants():
+    from onnxc.lowering.onnx_fold_constants import OnnxFoldConstantsPass
+
+    return OnnxFoldConstantsPass
+
+
+def _onnx_to_linalg():
+    from onnxc.lowering.onnx_to_linalg import ConvertOnnxToLinalgPass
+
+    return ConvertOnnxToLinalgPass
+
+
+def _linalg_to_loops():
+    from onnxc.lowering.linalg_to_loops import ConvertLinalgToCommentedLoopsPass
+
+    return ConvertLinalgToCommentedLoopsPass
+
+
+def _c_target():
+    from onnxc.universe_target import CTarget
+
+    return CTarget
+
+
+UNIVERSE = Universe(
+    all_dialects={"onnx": _onnx_dialect},
+    all_passes={
+        "onnx-fold-constants": _fold_constants,
+        "convert-onnx-to-linalg": _onnx_to_linalg,
+        "convert-linalg-to-commented-loops": _linalg_to_loops,
+    },
+    all_targets={"c": _c_target},
+)
