@@ -171,7 +171,7 @@ class CompiledModel:
                 f"{self.name}: input '{input_name}' must have shape {shape}, "
                 f"got {array.shape}"
             )
-        return np.ascontiguousarray(array, dtype=dtype)
+        return np.require(array.astype(dtype, copy=False), requirements='C')
 
     def __call__(self, *inputs: Any) -> list[np.ndarray]:
         if len(inputs) > len(self.input_names):

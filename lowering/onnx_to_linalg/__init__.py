@@ -23,7 +23,8 @@ import pkgutil
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, linalg, memref
+from xdsl.dialects import func, memref
+from xdsl.dialects.linalg import ops as linalg_ops
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     MemRefType,
@@ -112,8 +113,8 @@ def _finish_returns(function: func.FuncOp, outputs: list[SSAValue]) -> None:
         rank = len(memref_type(out.type).get_shape())
         identity = AffineMapAttr(AffineMap.identity(rank))
         body = Block(arg_types=[memref_type(out.type).get_element_type()] * 2)
-        body.add_op(linalg.YieldOp(body.args[0]))
-        copy = linalg.GenericOp(
+        body.add_op(linalg_ops.YieldOp(body.args[0]))
+        copy = linalg_ops.GenericOp(
             [buffer], [out], Region(body), [identity, identity], [PARALLEL] * rank
         )
         copy.attributes[COMMENT] = StringAttr("copy to graph output")

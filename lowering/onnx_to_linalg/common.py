@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, linalg, memref
+from xdsl.dialects.linalg import ops as linalg_ops
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
@@ -98,7 +99,7 @@ def buffer_of(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
     ):
         return owner.inputs[0]
     cast = UnrealizedConversionCastOp.get([value], [memref_type(value.type)])
-    rewriter.insert_op(cast, InsertPoint.before(rewriter.current_operation))
+    rewriter.insert(cast)
     return cast.results[0]
 
 
@@ -112,7 +113,7 @@ def replace_with_buffers(
             new_results.append(None)
             continue
         cast = UnrealizedConversionCastOp.get([buffer], [result.type])
-        rewriter.insert_op(cast, InsertPoint.before(op))
+        rewriter.insert(cast, InsertPoint.before(op))
         new_results.append(cast.results[0])
     for result, new in zip(op.results, new_results, strict=True):
         if new is not None:
@@ -120,7 +121,7 @@ def replace_with_buffers(
     for result in op.results:
         if result.uses:
             raise unsupported(op, "an optional output that is not supported is used")  # type: ignore[arg-type]
-    rewriter.erase_op(op)
+    rewriter.erase(op)
 
 
 def alloc(rewriter: PatternRewriter, value_type: Attribute) -> SSAValue:
@@ -128,7 +129,7 @@ def alloc(rewriter: PatternRewriter, value_type: Attribute) -> SSAValue:
     op = memref.AllocOp.get(
         memref_type(value_type).get_element_type(), shape=shape_of_type(value_type)
     )
-    rewriter.insert_op(op, InsertPoint.before(rewriter.current_operation))
+    rewriter.insert(op)
     return op.memref
 
 
@@ -141,7 +142,7 @@ def insert(rewriter: PatternRewriter, op: Operation, source: Operation) -> Opera
     """Insert `op` before the operation being rewritten, tagged with the ONNX
     node it comes from."""
     op.attributes[COMMENT] = comment_for(source)
-    rewriter.insert_op(op, InsertPoint.before(rewriter.current_operation))
+    rewriter.insert(op)
     return op
 
 
@@ -172,15 +173,15 @@ def generic(
     maps: Sequence[AffineMap],
     iterators: Sequence[linalg.IteratorTypeAttr],
     body: BodyBuilder,
-) -> linalg.GenericOp:
+) -> linalg_ops.GenericOp:
     """Insert a `linalg.generic` over buffers; `body` builds its scalar region."""
     element_types = [_element_type(v) for v in [*inputs, *outputs]]
     block = Block(arg_types=element_types)
     builder = Builder(InsertPoint.at_end(block))
     yielded = body(builder, block.args)
     values = [yielded] if isinstance(yielded, SSAValue) else list(yielded)
-    builder.insert(linalg.YieldOp(*values))
-    op = linalg.GenericOp(
+    builder.insert(linalg_ops.YieldOp(*values))
+    op = linalg_ops.GenericOp(
         inputs,
         outputs,
         Region(block),

@@ -62,9 +62,9 @@ class ConstantOpLowering(RewritePattern):
             constant=UnitAttr(),
             alignment=16,
         )
-        rewriter.insert_op(global_op, InsertPoint.at_start(module.body.block))
+        rewriter.insert(global_op, InsertPoint.at_start(module.body.block))
         get = memref.GetGlobalOp(name, buffer_type)
-        rewriter.insert_op(get, InsertPoint.before(op))
+        rewriter.insert(get, InsertPoint.before(op))
         replace_with_buffers(rewriter, op, [get.memref])
 
 
