@@ -1,0 +1,346 @@
+"""Numeric tests of the nn lowerings (Conv, pooling, BatchNormalization):
+tiny one-node models compiled with onnxc and compared with onnxruntime."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnxc
+from onnxc.errors import OnnxcError
+
+ort = pytest.importorskip("onnxruntime")
+
+OPSET = 19
+
+
+def _model(
+    op_type: str,
+    x_shape: tuple[int, ...],
+    weights: dict[str, np.ndarray],
+    inputs: list[str],
+    extra_inputs: dict[str, tuple[int, ...]] | None = None,
+    outputs: Sequence[str] = ("y",),
+    **attributes: Any,
+) -> onnx.ModelProto:
+    graph_inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)]
+    for name, shape in (extra_inputs or {}).items():
+        graph_inputs.append(
+            helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+        )
+    node = helper.make_node(op_type, inputs, list(outputs), name="node", **attributes)
+    graph = helper.make_graph(
+        [node],
+        op_type.lower(),
+        graph_inputs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(v, k) for k, v in weights.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 9
+    return model
+
+
+def _check(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
+    expected = ort.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    ).run(None, feeds)
+    # The graph output is declared without a shape; onnxruntime's is the reference.
+    for output, value in zip(model.graph.output, expected, strict=True):
+        output.CopyFrom(
+            helper.make_tensor_value_info(output.name, TensorProto.FLOAT, value.shape)
+        )
+    actual = list(onnxc.compile(model).run(feeds).values())
+    assert len(actual) == len(expected)
+    for got, want in zip(actual, expected, strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def _random(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+CONV_CASES: dict[str, tuple[tuple[int, ...], tuple[int, ...], bool, dict[str, Any]]] = {
+    # name: (x shape, w shape, bias, attributes)
+    "2d_plain": ((1, 3, 6, 6), (4, 3, 3, 3), False, {}),
+    "2d_bias_pads": ((2, 3, 5, 5), (4, 3, 3, 3), True, {"pads": [1, 1, 1, 1]}),
+    "2d_asym_pads_strides": (
+        (1, 2, 7, 6),
+        (3, 2, 3, 2),
+        True,
+        {"pads": [0, 1, 2, 1], "strides": [2, 3]},
+    ),
+    "2d_dilations": (
+        (1, 2, 8, 8),
+        (2, 2, 3, 3),
+        True,
+        {"dilations": [2, 1], "pads": [2, 1, 2, 1]},
+    ),
+    "2d_group": ((1, 4, 5, 5), (6, 2, 3, 3), True, {"group": 2, "pads": [1, 1, 1, 1]}),
+    "2d_depthwise": (
+        (1, 4, 6, 6),
+        (4, 1, 3, 3),
+        True,
+        {"group": 4, "strides": [2, 2], "pads": [1, 1, 1, 1]},
+    ),
+    "2d_depthwise_multiplier": ((1, 3, 5, 5), (6, 1, 3, 3), False, {"group": 3}),
+    "2d_same_upper": (
+        (1, 2, 7, 7),
+        (3, 2, 4, 4),
+        False,
+        {"auto_pad": "SAME_UPPER", "strides": [2, 2]},
+    ),
+    "2d_same_lower": ((1, 2, 6, 7), (3, 2, 4, 3), True, {"auto_pad": "SAME_LOWER"}),
+    "2d_valid": (
+        (1, 2, 6, 6),
+        (3, 2, 3, 3),
+        False,
+        {"auto_pad": "VALID", "strides": [2, 2]},
+    ),
+    "2d_kernel_shape": ((1, 2, 5, 5), (2, 2, 3, 3), False, {"kernel_shape": [3, 3]}),
+    "2d_1x1": ((1, 8, 4, 4), (5, 8, 1, 1), True, {}),
+    "1d": (
+        (2, 3, 9),
+        (4, 3, 3),
+        True,
+        {"pads": [1, 2], "strides": [2], "dilations": [2]},
+    ),
+    "3d": ((1, 2, 4, 5, 5), (3, 2, 2, 3, 3), True, {"pads": [0, 1, 1, 1, 1, 0]}),
+}
+
+
+@pytest.mark.parametrize("name", list(CONV_CASES))
+def test_conv(name: str) -> None:
+    x_shape, w_shape, with_bias, attributes = CONV_CASES[name]
+    weights = {"w": _random(w_shape, 1)}
+    inputs = ["x", "w"]
+    if with_bias:
+        weights["b"] = _random((w_shape[0],), 2)
+        inputs.append("b")
+    model = _model("Conv", x_shape, weights, inputs, **attributes)
+    _check(model, {"x": _random(x_shape)})
+
+
+POOL_CASES: dict[str, tuple[str, tuple[int, ...], dict[str, Any]]] = {
+    # name: (op type, x shape, attributes)
+    "max_2x2": ("MaxPool", (1, 2, 6, 6), {"kernel_shape": [2, 2], "strides": [2, 2]}),
+    "max_pads": (
+        "MaxPool",
+        (1, 2, 5, 5),
+        {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]},
+    ),
+    "max_ceil": (
+        "MaxPool",
+        (1, 2, 5, 5),
+        {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1},
+    ),
+    "max_ceil_stride3": (
+        "MaxPool",
+        (1, 1, 8, 7),
+        {
+            "kernel_shape": [2, 2],
+            "strides": [3, 3],
+            "ceil_mode": 1,
+            "pads": [1, 0, 0, 1],
+        },
+    ),
+    "max_ceil_extra_pad_2": (
+        "MaxPool",
+        (1, 2, 9, 9),
+        {"kernel_shape": [3, 3], "strides": [4, 4], "ceil_mode": 1},
+    ),
+    "max_dilations": (
+        "MaxPool",
+        (1, 2, 7, 7),
+        {"kernel_shape": [2, 2], "dilations": [2, 2]},
+    ),
+    "max_same_upper": (
+        "MaxPool",
+        (1, 2, 5, 5),
+        {"kernel_shape": [2, 2], "auto_pad": "SAME_UPPER", "strides": [2, 2]},
+    ),
+    "max_same_lower": (
+        "MaxPool",
+        (1, 2, 5, 5),
+        {"kernel_shape": [3, 2], "auto_pad": "SAME_LOWER"},
+    ),
+    "max_valid": (
+        "MaxPool",
+        (1, 2, 7, 7),
+        {"kernel_shape": [3, 3], "auto_pad": "VALID", "strides": [2, 2]},
+    ),
+    "max_1d": (
+        "MaxPool",
+        (2, 3, 9),
+        {"kernel_shape": [3], "strides": [2], "pads": [1, 1]},
+    ),
+    "max_3d": (
+        "MaxPool",
+        (1, 2, 4, 4, 4),
+        {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]},
+    ),
+    "avg_2x2": (
+        "AveragePool",
+        (1, 2, 6, 6),
+        {"kernel_shape": [2, 2], "strides": [2, 2]},
+    ),
+    "avg_pads_exclude": (
+        "AveragePool",
+        (1, 2, 5, 5),
+        {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]},
+    ),
+    "avg_pads_include": (
+        "AveragePool",
+        (1, 2, 5, 5),
+        {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "count_include_pad": 1},
+    ),
+    "avg_ceil_exclude": (
+        "AveragePool",
+        (1, 2, 5, 5),
+        {"kernel_shape": [2, 2], "strides": [2, 2], "ceil_mode": 1},
+    ),
+    "avg_ceil_include": (
+        "AveragePool",
+        (1, 2, 6, 5),
+        {
+            "kernel_shape": [3, 3],
+            "strides": [2, 2],
+            "ceil_mode": 1,
+            "pads": [1, 1, 1, 1],
+            "count_include_pad": 1,
+        },
+    ),
+    "avg_ceil_extra_pad_2_exclude": (
+        "AveragePool",
+        (1, 2, 9, 9),
+        {"kernel_shape": [3, 3], "strides": [4, 4], "ceil_mode": 1},
+    ),
+    "avg_ceil_extra_pad_2_include": (
+        "AveragePool",
+        (1, 2, 9, 10),
+        {
+            "kernel_shape": [3, 3],
+            "strides": [4, 4],
+            "ceil_mode": 1,
+            "pads": [1, 0, 1, 1],
+            "count_include_pad": 1,
+        },
+    ),
+    "avg_same_upper": (
+        "AveragePool",
+        (1, 2, 5, 5),
+        {"kernel_shape": [3, 3], "auto_pad": "SAME_UPPER"},
+    ),
+    "avg_same_lower_include": (
+        "AveragePool",
+        (1, 2, 5, 6),
+        {"kernel_shape": [2, 3], "auto_pad": "SAME_LOWER", "count_include_pad": 1},
+    ),
+    "avg_dilations": (
+        "AveragePool",
+        (1, 2, 7, 7),
+        {"kernel_shape": [2, 2], "dilations": [2, 2], "pads": [1, 1, 1, 1]},
+    ),
+    "avg_1d": (
+        "AveragePool",
+        (1, 3, 8),
+        {"kernel_shape": [3], "strides": [2], "pads": [1, 1]},
+    ),
+    "avg_3d": (
+        "AveragePool",
+        (1, 1, 4, 4, 4),
+        {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(POOL_CASES))
+def test_pool(name: str) -> None:
+    op_type, x_shape, attributes = POOL_CASES[name]
+    model = _model(op_type, x_shape, {}, ["x"], **attributes)
+    _check(model, {"x": _random(x_shape)})
+
+
+@pytest.mark.parametrize("x_shape", [(2, 3, 4, 5), (1, 4, 7), (1, 2, 3, 2, 4)])
+def test_global_average_pool(x_shape: tuple[int, ...]) -> None:
+    model = _model("GlobalAveragePool", x_shape, {}, ["x"])
+    _check(model, {"x": _random(x_shape)})
+
+
+def _batchnorm_params(channels: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(3)
+    return {
+        "scale": rng.uniform(0.5, 1.5, channels).astype(np.float32),
+        "bias": rng.uniform(-0.5, 0.5, channels).astype(np.float32),
+        "mean": rng.uniform(-0.5, 0.5, channels).astype(np.float32),
+        "var": rng.uniform(0.5, 1.5, channels).astype(np.float32),
+    }
+
+
+@pytest.mark.parametrize("x_shape", [(2, 3, 4, 4), (3, 5), (1, 2, 6)])
+def test_batch_normalization_folded(x_shape: tuple[int, ...]) -> None:
+    params = _batchnorm_params(x_shape[1])
+    model = _model(
+        "BatchNormalization",
+        x_shape,
+        params,
+        ["x", *params],
+        epsilon=1e-3,
+    )
+    _check(model, {"x": _random(x_shape)})
+
+
+def test_batch_normalization_runtime_parameters() -> None:
+    x_shape = (2, 3, 4, 4)
+    params = _batchnorm_params(3)
+    model = _model(
+        "BatchNormalization",
+        x_shape,
+        {},
+        ["x", *params],
+        extra_inputs={name: (3,) for name in params},
+    )
+    _check(model, {"x": _random(x_shape), **params})
+
+
+def test_max_pool_indices_rejected() -> None:
+    x_shape = (1, 1, 4, 4)
+    graph = helper.make_graph(
+        [
+            helper.make_node(
+                "MaxPool", ["x"], ["y", "i"], name="pool", kernel_shape=[2, 2]
+            )
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, (1, 1, 3, 3)),
+            helper.make_tensor_value_info("i", TensorProto.INT64, (1, 1, 3, 3)),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    with pytest.raises(OnnxcError, match="Indices"):
+        onnxc.compile(model)
+
+
+def test_batch_normalization_training_rejected() -> None:
+    params = _batchnorm_params(2)
+    model = _model(
+        "BatchNormalization",
+        (2, 2, 3, 3),
+        params,
+        ["x", *params],
+        outputs=("y", "running_mean", "running_var"),
+        training_mode=1,
+    )
+    model.graph.output[0].CopyFrom(
+        helper.make_tensor_value_info("y", TensorProto.FLOAT, (2, 2, 3, 3))
+    )
+    with pytest.raises(OnnxcError, match="training_mode"):
+        onnxc.compile(model)
