@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import linalg
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -33,7 +33,7 @@ class CommentedStructuredOpLowering(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(
-        self, op: linalg.LinalgStructuredOperation, rewriter: PatternRewriter
+        self, op: LinalgStructuredOperation, rewriter: PatternRewriter
     ) -> None:
         comment = op.attributes.get(COMMENT)
         before, after = op.prev_op, op.next_op

@@ -17,8 +17,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects import arith, linalg, memref
+from xdsl.dialects import arith, memref
 from xdsl.dialects.linalg import ops as linalg_ops
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
@@ -45,8 +46,8 @@ COMMENT = "onnxc.comment"
 """Discardable attribute naming the ONNX node an operation comes from; the C
 printer turns it into a comment."""
 
-PARALLEL = linalg.IteratorTypeAttr.parallel()
-REDUCTION = linalg.IteratorTypeAttr.reduction()
+PARALLEL = IteratorTypeAttr.parallel()
+REDUCTION = IteratorTypeAttr.reduction()
 
 BodyBuilder = Callable[[Builder, Sequence[SSAValue]], SSAValue | Sequence[SSAValue]]
 """Builds the scalar body of a generic: gets the block arguments (one per input,
@@ -171,7 +172,7 @@ def generic(
     inputs: Sequence[SSAValue],
     outputs: Sequence[SSAValue],
     maps: Sequence[AffineMap],
-    iterators: Sequence[linalg.IteratorTypeAttr],
+    iterators: Sequence[IteratorTypeAttr],
     body: BodyBuilder,
 ) -> linalg_ops.GenericOp:
     """Insert a `linalg.generic` over buffers; `body` builds its scalar region."""
