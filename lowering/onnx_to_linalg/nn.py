@@ -53,13 +53,14 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolTable,
     UnitAttr,
+    UnrealizedConversionCastOp,
     f16,
     f32,
     f64,
     i64,
 )
 from xdsl.dialects.linalg.ops import FillOp
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -326,8 +327,38 @@ def weight(
         constant=UnitAttr(),
         alignment=16,
     )
-    rewriter.insert_op(global_op, InsertPoint.at_start(module.body.block))
+    rewriter.insert(global_op, InsertPoint.at_start(module.body.block))
     return insert(rewriter, memref.GetGlobalOp(name, buffer_type), source).results[0]
+
+
+def drop_if_unused(rewriter: PatternRewriter, value: SSAValue) -> None:
+    """Erase the constant behind tensor `value` once a fold has consumed it
+    (its cast, its `memref.get_global` and the global itself, or a still
+    unlowered `onnx.Constant`), so folded parameters do not stay in flash."""
+    owner = value.owner
+    if value.uses or not isinstance(owner, Operation):
+        return
+    if isinstance(owner, onnx.ConstantOp):  # type: ignore[attr-defined]
+        rewriter.erase_op(owner)
+        return
+    if not isinstance(owner, UnrealizedConversionCastOp):
+        return
+    get = owner.inputs[0].owner
+    rewriter.erase_op(owner)
+    if not isinstance(get, memref.GetGlobalOp) or get.memref.uses:
+        return
+    module = get.get_toplevel_object()
+    rewriter.erase_op(get)
+    if not isinstance(module, ModuleOp):
+        return
+    name = get.name_.root_reference.data
+    still_read = any(
+        isinstance(o, memref.GetGlobalOp) and o.name_.root_reference.data == name
+        for o in module.walk()
+    )
+    symbol = SymbolTable.lookup_symbol(module, name)
+    if not still_read and isinstance(symbol, memref.GlobalOp):
+        rewriter.erase_op(symbol)
 
 
 def _float_type_of(array: np.ndarray) -> Attribute:
@@ -398,6 +429,10 @@ class ConvOpLowering(RewritePattern):
         if is_none(b_value):
             fill(rewriter, op, y, 0.0)
         else:
+            if shape_of(b_value) != (m,):
+                raise unsupported(
+                    op, f"B of shape {list(shape_of(b_value))} is not [M={m}]"
+                )
             bias = buffer_of(rewriter, b_value)
             y_rank = len(y_shape)
             generic(
@@ -707,13 +742,22 @@ class BatchNormalizationOpLowering(RewritePattern):
         if len(x_shape) < 2:
             raise unsupported(op, f"X must be [N, C, ...], got {list(x_shape)}")
         rank = len(x_shape)
+        for value, name in zip(
+            op.operands[1:], ("scale", "B", "mean", "var"), strict=True
+        ):
+            if shape_of(value) != (x_shape[1],):
+                raise unsupported(
+                    op,
+                    f"{name} of shape {list(shape_of(value))} is not [C={x_shape[1]}]",
+                )
         epsilon = float(op.attr("epsilon"))
         x = buffer_of(rewriter, x_value)
         y = alloc(rewriter, op.results[0].type)
         element_type = _element_type(x)
         channel_map = AffineMap(rank, 0, (AffineDimExpr(1),))
         params = [constant_value(v) for v in op.operands[1:]]
-        if all(p is not None for p in params):
+        folded_parameters = all(p is not None for p in params)
+        if folded_parameters:
             scale, bias, mean, var = (np.asarray(p, dtype=np.float64) for p in params)  # type: ignore[arg-type]
             a = scale / np.sqrt(var + epsilon)
             b_fold = bias - mean * a
@@ -756,4 +800,8 @@ class BatchNormalizationOpLowering(RewritePattern):
                 [PARALLEL] * rank,
                 formula,
             )
+        parameters = list(op.operands[1:])
         replace_with_buffers(rewriter, op, [y, None, None])
+        if folded_parameters:
+            for parameter in dict.fromkeys(parameters):
+                drop_if_unused(rewriter, parameter)

@@ -344,3 +344,14 @@ def test_batch_normalization_training_rejected() -> None:
     )
     with pytest.raises(OnnxcError, match="training_mode"):
         onnxc.compile(model)
+
+
+def test_batch_normalization_shared_parameter() -> None:
+    """One initializer as both B and mean: folding drops it exactly once."""
+    x_shape = (1, 3, 2, 2)
+    params = _batchnorm_params(3)
+    del params["mean"]
+    model = _model(
+        "BatchNormalization", x_shape, params, ["x", "scale", "bias", "bias", "var"]
+    )
+    _check(model, {"x": _random(x_shape)})
