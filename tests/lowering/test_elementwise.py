@@ -173,3 +173,18 @@ def test_clip_runtime_bound_is_rejected() -> None:
     model = one_node_model("Clip", {"x": (3,), "lo": ()}, (3,))
     with pytest.raises(OnnxcError, match="'min' must be a compile-time constant"):
         onnxc.compile(model)
+
+
+def test_integer_tensors_are_rejected() -> None:
+    node = helper.make_node("Neg", ["x"], ["y"], name="neg")
+    graph = helper.make_graph(
+        [node],
+        "test",
+        [helper.make_tensor_value_info("x", TensorProto.INT32, (3,))],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, (3,))],
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8
+    )
+    with pytest.raises(OnnxcError, match="node 'neg' \\(Neg\\): only float tensors"):
+        onnxc.compile(model)
