@@ -546,10 +546,13 @@ class GatherOpLowering(RewritePattern):
             if steps.size == 0 or np.all(steps == steps[0]):
                 step = int(steps[0]) if steps.size else 0
                 strides = [int(np.prod(index_shape[k + 1 :])) for k in range(q)]
-                index: AffineExpr = AffineConstantExpr(int(flat[0]))
+                index: AffineExpr | None = None
                 for k, stride in enumerate(strides):
                     if step * stride != 0:
-                        index = AffineDimExpr(axis + k) * (step * stride) + index
+                        term = AffineDimExpr(axis + k) * (step * stride)
+                        index = term if index is None else index + term
+                start = int(flat[0])
+                index = AffineConstantExpr(start) if index is None else index + start
                 results = [AffineDimExpr(d) for d in range(axis)]
                 results.append(index if flat.size == dim else _partial(index))
                 results += [AffineDimExpr(d) for d in range(axis + q, out_rank)]
