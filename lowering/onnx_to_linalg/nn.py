@@ -54,9 +54,6 @@ from xdsl.dialects.builtin import (
     SymbolTable,
     UnitAttr,
     UnrealizedConversionCastOp,
-    f16,
-    f32,
-    f64,
     i64,
 )
 from xdsl.dialects.linalg.ops import FillOp
@@ -304,10 +301,15 @@ def expand(
 
 
 def weight(
-    rewriter: PatternRewriter, source: onnx.OnnxOp, array: np.ndarray, suffix: str
+    rewriter: PatternRewriter,
+    source: onnx.OnnxOp,
+    array: np.ndarray,
+    element_type: Attribute,
+    suffix: str,
 ) -> SSAValue:
-    """A compile-time array as a private constant `memref.global` named after
-    the node, read with `memref.get_global`."""
+    """A compile-time array, converted to `element_type`, as a private
+    constant `memref.global` named after the node, read with
+    `memref.get_global`."""
     module = source.get_toplevel_object()
     assert isinstance(module, ModuleOp)
     node = source.attributes.get("onnx_node_name")
@@ -319,11 +321,11 @@ def weight(
     while SymbolTable.lookup_symbol(module, name) is not None:
         counter += 1
         name = f"{base}_{counter}"
-    buffer_type = MemRefType(_float_type_of(array), list(array.shape))
+    buffer_type = MemRefType(element_type, list(array.shape))
     global_op = memref.GlobalOp.get(
         StringAttr(name),
         buffer_type,
-        dense_attr(array, buffer_type),
+        dense_attr(array.astype(_numpy_dtype(element_type)), buffer_type),
         constant=UnitAttr(),
         alignment=16,
     )
@@ -359,10 +361,6 @@ def drop_if_unused(rewriter: PatternRewriter, value: SSAValue) -> None:
     symbol = SymbolTable.lookup_symbol(module, name)
     if not still_read and isinstance(symbol, memref.GlobalOp):
         rewriter.erase_op(symbol)
-
-
-def _float_type_of(array: np.ndarray) -> Attribute:
-    return {np.dtype(np.float16): f16, np.dtype(np.float32): f32}.get(array.dtype, f64)
 
 
 def _numpy_dtype(element_type: Attribute) -> np.dtype:
@@ -542,7 +540,7 @@ def _pool_reduction(
     )
 
 
-def _pool_window(op: onnx.OnnxOp) -> tuple[Window, tuple[int, ...], tuple[int, ...]]:
+def _pool_window(op: onnx.OnnxOp) -> Window:
     x_shape, y_shape = shape_of(op.operands[0]), shape_of(op.results[0])
     _spatial(op, x_shape, "X")
     kernel_shape = op.attr("kernel_shape")
@@ -551,8 +549,7 @@ def _pool_window(op: onnx.OnnxOp) -> tuple[Window, tuple[int, ...], tuple[int, .
             op, f"kernel_shape {kernel_shape} does not fit X {list(x_shape)}"
         )
     ceil_mode = bool(op.attr("ceil_mode"))
-    window = window_of(op, x_shape[2:], kernel_shape, y_shape[2:], ceil_mode)
-    return window, x_shape, y_shape
+    return window_of(op, x_shape[2:], kernel_shape, y_shape[2:], ceil_mode)
 
 
 class MaxPoolOpLowering(RewritePattern):
@@ -569,7 +566,7 @@ class MaxPoolOpLowering(RewritePattern):
         if op.results[1].uses:
             raise unsupported(op, "the Indices output of MaxPool is not supported")
         _check_float(op, op.operands[0])
-        window, _, _ = _pool_window(op)
+        window = _pool_window(op)
         x = padded(rewriter, op, buffer_of(rewriter, op.operands[0]), window, -math.inf)
         y = alloc(rewriter, op.results[0].type)
         fill(rewriter, op, y, -math.inf)
@@ -631,9 +628,7 @@ def _divide(
             scalar_body,
         )
         return
-    counts = weight(
-        rewriter, op, divisors.astype(_numpy_dtype(element_type)), "divisor"
-    )
+    counts = weight(rewriter, op, divisors, element_type, "divisor")
     spatial_map = AffineMap(
         y_rank, 0, tuple(AffineDimExpr(i) for i in range(2, y_rank))
     )
@@ -663,7 +658,7 @@ class AveragePoolOpLowering(RewritePattern):
         self, op: onnx.AveragePoolOp, rewriter: PatternRewriter
     ) -> None:  # type: ignore[name-defined]
         _check_float(op, op.operands[0])
-        window, _, _ = _pool_window(op)
+        window = _pool_window(op)
         divisors = average_divisors(window, bool(op.attr("count_include_pad")))
         if np.any(divisors == 0):
             raise unsupported(op, "a pooling window holds no input element")
@@ -761,9 +756,8 @@ class BatchNormalizationOpLowering(RewritePattern):
             scale, bias, mean, var = (np.asarray(p, dtype=np.float64) for p in params)  # type: ignore[arg-type]
             a = scale / np.sqrt(var + epsilon)
             b_fold = bias - mean * a
-            dtype = _numpy_dtype(element_type)
-            multiplier = weight(rewriter, op, a.astype(dtype), "multiplier")
-            addend = weight(rewriter, op, b_fold.astype(dtype), "addend")
+            multiplier = weight(rewriter, op, a, element_type, "multiplier")
+            addend = weight(rewriter, op, b_fold, element_type, "addend")
 
             def folded(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
                 product = b.insert(arith.MulfOp(args[0], args[1])).result

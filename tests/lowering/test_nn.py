@@ -247,6 +247,18 @@ POOL_CASES: dict[str, tuple[str, tuple[int, ...], dict[str, Any]]] = {
         (1, 2, 7, 7),
         {"kernel_shape": [2, 2], "dilations": [2, 2], "pads": [1, 1, 1, 1]},
     ),
+    "avg_dilations_include": (
+        "AveragePool",
+        (1, 1, 7, 8),
+        {
+            "kernel_shape": [3, 2],
+            "dilations": [2, 3],
+            "pads": [2, 1, 1, 1],
+            "ceil_mode": 1,
+            "strides": [2, 2],
+            "count_include_pad": 1,
+        },
+    ),
     "avg_1d": (
         "AveragePool",
         (1, 3, 8),
@@ -355,3 +367,31 @@ def test_batch_normalization_shared_parameter() -> None:
         "BatchNormalization", x_shape, params, ["x", "scale", "bias", "bias", "var"]
     )
     _check(model, {"x": _random(x_shape)})
+
+
+def test_conv_runtime_weights() -> None:
+    """W and B as graph inputs rather than initializers."""
+    x_shape, w_shape = (1, 4, 5, 5), (6, 2, 3, 3)
+    model = _model(
+        "Conv",
+        x_shape,
+        {},
+        ["x", "w", "b"],
+        extra_inputs={"w": w_shape, "b": (6,)},
+        group=2,
+        strides=[2, 1],
+        pads=[1, 0, 1, 2],
+    )
+    feeds = {"x": _random(x_shape), "w": _random(w_shape, 1), "b": _random((6,), 2)}
+    _check(model, feeds)
+
+
+def test_conv_kernel_shape_mismatch_rejected() -> None:
+    w = _random((2, 2, 3, 3), 1)
+    model = _model("Conv", (1, 2, 5, 5), {"w": w}, ["x", "w"], kernel_shape=[3, 3])
+    model.graph.node[0].attribute[0].ints[:] = [2, 2]
+    model.graph.output[0].CopyFrom(
+        helper.make_tensor_value_info("y", TensorProto.FLOAT, (1, 2, 4, 4))
+    )
+    with pytest.raises(OnnxcError, match="kernel_shape"):
+        onnxc.compile(model)
