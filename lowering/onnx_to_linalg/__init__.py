@@ -143,7 +143,8 @@ def _check_converted(module: ModuleOp) -> None:
 
 
 def _remove_casts(module: ModuleOp) -> None:
-    """Fold buffer->tensor->buffer cast pairs and drop what is left unused."""
+    """Fold buffer->tensor->buffer cast pairs and drop what is left unused,
+    including weights that no operation reads."""
     for op in list(module.walk()):
         if not isinstance(op, UnrealizedConversionCastOp) or op.parent is None:
             continue
@@ -162,7 +163,9 @@ def _remove_casts(module: ModuleOp) -> None:
         changed = False
         for op in list(module.walk()):
             if (
-                isinstance(op, UnrealizedConversionCastOp | onnx.NoValueOp)
+                isinstance(
+                    op, UnrealizedConversionCastOp | onnx.NoValueOp | memref.GetGlobalOp
+                )
                 and op.parent is not None
                 and not any(r.uses for r in op.results)
             ):
@@ -172,6 +175,16 @@ def _remove_casts(module: ModuleOp) -> None:
     for op in module.walk():
         if isinstance(op, UnrealizedConversionCastOp):
             raise OnnxcError(f"internal error: a tensor is left after lowering: {op}")
+    # Constants consumed at compile time (shapes, axes, bounds) leave unread weights.
+    read = {
+        o.name_.root_reference.data
+        for o in module.walk()
+        if isinstance(o, memref.GetGlobalOp)
+    }
+    for op in list(module.body.block.ops):
+        if isinstance(op, memref.GlobalOp) and op.sym_name.data not in read:
+            op.detach()
+            op.erase()
 
 
 @dataclass(frozen=True)
