@@ -92,12 +92,19 @@ def _replace_by_constants(
     rewriter.erase(op)
 
 
-def _constant_input(value: SSAValue) -> np.ndarray | None:
+def _is_constant(value: SSAValue) -> bool:
+    """Whether `value` is an `onnx.Constant` in the `value` form."""
     owner = value.owner
-    if isinstance(owner, onnx_dialect.ConstantOp):  # type: ignore[attr-defined]
-        tensor = owner.properties.get("value")
-        return None if tensor is None else elements_to_numpy(tensor)
-    return None
+    return (
+        isinstance(owner, onnx_dialect.ConstantOp)  # type: ignore[attr-defined]
+        and "value" in owner.properties
+    )
+
+
+def _constant_input(value: SSAValue) -> np.ndarray:
+    owner = value.owner
+    assert isinstance(owner, Operation)
+    return elements_to_numpy(owner.properties["value"])
 
 
 def _has_numpy_elements(value: SSAValue) -> bool:
@@ -244,17 +251,13 @@ class ConstantOperandsFolding(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, onnx_dialect.OnnxOp) or not self._foldable(op):
             return
-        inputs: list[np.ndarray | None] = []
-        for operand in op.operands:
-            if isinstance(operand.type, NoneType):
-                inputs.append(None)
-                continue
-            array = _constant_input(operand)
-            if array is None:
-                return
-            inputs.append(array)
-        if all(array is None for array in inputs):
+        present = [v for v in op.operands if not isinstance(v.type, NoneType)]
+        if not present or not all(_is_constant(v) for v in present):
             return
+        inputs = [
+            None if isinstance(v.type, NoneType) else _constant_input(v)
+            for v in op.operands
+        ]
         try:
             values = evaluate(op, inputs)
         except Exception as error:  # the reference raises anything on bad input

@@ -60,6 +60,7 @@ from onnxc.lowering.onnx_to_linalg.common import (
     shape_of,
     unsupported,
 )
+from onnxc.lowering.onnx_to_linalg.nn import drop_if_unused
 
 # --- views ---------------------------------------------------------------------
 
@@ -176,11 +177,20 @@ def _check_shape(op: onnx.OnnxOp, computed: Sequence[int]) -> list[int]:
     return expected
 
 
+def _replace(rewriter: PatternRewriter, op: onnx.OnnxOp, buffer: SSAValue) -> None:
+    """Replace `op`'s result by `buffer`, then erase the constants (shapes, axes,
+    bounds) that only `op` read, so they do not stay in flash."""
+    operands = list(dict.fromkeys(op.operands))
+    replace_with_buffers(rewriter, op, [buffer])
+    for value in operands:
+        drop_if_unused(rewriter, value)
+
+
 def _replace_with_view(
     rewriter: PatternRewriter, op: onnx.OnnxOp, shape: Sequence[int]
 ) -> None:
     buffer = buffer_of(rewriter, op.operands[0])
-    replace_with_buffers(rewriter, op, [view(rewriter, op, buffer, shape)])
+    _replace(rewriter, op, view(rewriter, op, buffer, shape))
 
 
 class FlattenOpLowering(RewritePattern):
@@ -368,7 +378,7 @@ class TransposeOpLowering(RewritePattern):
             [PARALLEL] * rank,
             _copy_body,
         )
-        replace_with_buffers(rewriter, op, [output])
+        _replace(rewriter, op, output)
 
 
 class ConcatOpLowering(RewritePattern):
@@ -419,7 +429,7 @@ class ConcatOpLowering(RewritePattern):
             offset += shape[axis]
         if offset != out_shape[axis]:
             raise unsupported(op, "the inputs do not add up to the output")
-        replace_with_buffers(rewriter, op, [output])
+        _replace(rewriter, op, output)
 
 
 def slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int]:
@@ -502,7 +512,7 @@ class SliceOpLowering(RewritePattern):
                 [PARALLEL] * rank,
                 _copy_body,
             )
-        replace_with_buffers(rewriter, op, [output])
+        _replace(rewriter, op, output)
 
 
 class GatherOpLowering(RewritePattern):
@@ -535,7 +545,7 @@ class GatherOpLowering(RewritePattern):
         buffer = buffer_of(rewriter, data)
         output = alloc(rewriter, op.results[0].type)
         if 0 in out_shape:
-            replace_with_buffers(rewriter, op, [output])
+            _replace(rewriter, op, output)
             return
         indices = constant_value(indices_value)
         if indices is not None:
@@ -565,7 +575,7 @@ class GatherOpLowering(RewritePattern):
                     [PARALLEL] * out_rank,
                     _copy_body,
                 )
-                replace_with_buffers(rewriter, op, [output])
+                _replace(rewriter, op, output)
                 return
         index_buffer = buffer_of(rewriter, indices_value)
         index_map = AffineMap(
@@ -596,7 +606,7 @@ class GatherOpLowering(RewritePattern):
             [PARALLEL] * out_rank,
             body,
         )
-        replace_with_buffers(rewriter, op, [output])
+        _replace(rewriter, op, output)
 
 
 # --- conversions -------------------------------------------------------------------

@@ -235,6 +235,21 @@ def test_tensor_op(name: str) -> None:
     compare(CASES[name])
 
 
+@pytest.mark.xfail(
+    strict=True,
+    raises=KeyError,
+    reason="the C printer has no format for an int->int arith.bitcast (i8 <-> ui8)",
+)
+def test_cast_int8_to_uint8() -> None:
+    compare(
+        Case(
+            "Cast",
+            {"x": np.array([-3, 0, 5, 127, -128], np.int8)},
+            attributes={"to": 2},
+        )
+    )
+
+
 def test_flatten_reshape_chain() -> None:
     """The legacy PyTorch export of `x.view(x.size(0), -1)` after a Transpose:
     the shape arithmetic folds away and the Reshape is a view."""
