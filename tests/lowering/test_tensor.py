@@ -182,6 +182,16 @@ CASES: dict[str, Case] = {
         "Gather",
         {"x": data(5, 3), "i": np.array([[4, -1], [0, 2]], np.int32)},
     ),
+    "gather_to_scalar": Case("Gather", {"x": data(5)}, {"i": np.array(2, np.int64)}),
+    "gather_runtime_scalar_index": Case(
+        "Gather", {"x": data(5), "i": np.array(-2, np.int64)}
+    ),
+    # Identities and scalars
+    "concat_single": Case("Concat", {"a": data(2, 3)}, attributes={"axis": 1}),
+    "transpose_identity": Case(
+        "Transpose", {"x": data(2, 3)}, attributes={"perm": [0, 1]}
+    ),
+    "cast_scalar": Case("Cast", {"x": data()}, attributes={"to": 6}),
     # Cast
     "cast_float_to_int32": Case(
         "Cast", {"x": data(2, 3)}, attributes={"to": onnx.TensorProto.INT32}
