@@ -1,0 +1,38 @@
+// RUN: xdsl-opt -p convert-onnx-to-linalg --split-input-file %s | filecheck %s
+
+// CHECK:       "memref.global"() <{sym_name = "avg_divisor", type = memref<3x3xf32>, initial_value = dense<{{\[\[}}4.000000e+00, 6.000000e+00, 4.000000e+00], [6.000000e+00, 9.000000e+00, 6.000000e+00], [4.000000e+00, 6.000000e+00, 4.000000e+00]]> : memref<3x3xf32>, sym_visibility = "private", constant
+// CHECK-LABEL: func.func @average_pool_exclude_pad(
+// CHECK-SAME:      %[[X:.*]]: memref<1x1x3x3xf32>, %[[OUT:.*]]: memref<1x1x3x3xf32>)
+// CHECK:         %[[PADDED:.*]] = memref.alloc() : memref<1x1x5x5xf32>
+// CHECK:         linalg.fill {{.*}}outs(%[[PADDED]] : memref<1x1x5x5xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[X]] : memref<1x1x3x3xf32>) outs(%[[PADDED]] : memref<1x1x5x5xf32>)
+// CHECK:         linalg.fill {{.*}}outs(%[[OUT]] : memref<1x1x3x3xf32>)
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d4), (d3 + d5))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], {{.*}} ins(%[[PADDED]], %{{.*}} : memref<1x1x5x5xf32>, memref<3x3xf32>) outs(%[[OUT]] : memref<1x1x3x3xf32>)
+// CHECK:           arith.addf
+// CHECK:         %[[DIVISOR:.*]] = memref.get_global @avg_divisor : memref<3x3xf32>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], {{.*}} ins(%[[DIVISOR]] : memref<3x3xf32>) outs(%[[OUT]] : memref<1x1x3x3xf32>)
+// CHECK-NEXT:    ^{{.*}}(%[[D:.*]]: f32, %[[S:.*]]: f32):
+// CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[S]], %[[D]] : f32
+// CHECK-NEXT:      linalg.yield %[[Q]] : f32
+
+func.func @average_pool_exclude_pad(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32> {
+  %y = "onnx.AveragePool"(%x) <{kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>}> {onnx_node_name = "avg"} : (tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
+  func.return %y : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @average_pool_uniform(
+// CHECK-SAME:      %[[X:.*]]: memref<1x2x4x4xf32>, %[[OUT:.*]]: memref<1x2x2x2xf32>)
+// CHECK-NOT:     memref.get_global
+// CHECK:         linalg.generic {{.*}} ins(%[[X]], %{{.*}} : memref<1x2x4x4xf32>, memref<2x2xf32>) outs(%[[OUT]] : memref<1x2x2x2xf32>)
+// CHECK:           arith.addf
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], {{.*}} outs(%[[OUT]] : memref<1x2x2x2xf32>)
+// CHECK-NEXT:    ^{{.*}}(%[[S:.*]]: f32):
+// CHECK-NEXT:      %[[D:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[S]], %[[D]] : f32
+
+func.func @average_pool_uniform(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  %y = "onnx.AveragePool"(%x) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> {onnx_node_name = "avg"} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  func.return %y : tensor<1x2x2x2xf32>
+}
