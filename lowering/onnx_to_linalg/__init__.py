@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
-from xdsl.dialects.linalg import ops as linalg_ops
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     MemRefType,
@@ -33,6 +32,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrealizedConversionCastOp,
 )
+from xdsl.dialects.linalg import ops as linalg_ops
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass

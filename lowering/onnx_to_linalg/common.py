@@ -13,13 +13,12 @@ one call to `generic` with its indexing maps.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
-from xdsl.dialects.linalg import ops as linalg_ops
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     AnyFloat,
@@ -31,15 +30,18 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolTable,
     TensorType,
+    UnitAttr,
     UnrealizedConversionCastOp,
 )
+from xdsl.dialects.linalg import ops as linalg_ops
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from onnxc.dialects import onnx
-from onnxc.dialects.constants import elements_to_numpy
+from onnxc.dialects.constants import dense_attr, elements_to_numpy, numpy_dtype
 from onnxc.errors import OnnxcError
 
 COMMENT = "onnxc.comment"
@@ -280,3 +282,37 @@ def normalize_axis(op: onnx.OnnxOp, axis: int, rank: int) -> int:
     if not -rank <= axis < max(rank, 1):
         raise unsupported(op, f"axis {axis} is out of range for rank {rank}")
     return axis + rank if axis < 0 else axis
+
+
+def weight(
+    rewriter: PatternRewriter,
+    source: onnx.OnnxOp,
+    array: np.ndarray,
+    element_type: Attribute,
+    suffix: str = "",
+) -> SSAValue:
+    """A compile-time array, converted to `element_type`, as a private
+    constant `memref.global` named after the node, read with
+    `memref.get_global`."""
+    module = source.get_toplevel_object()
+    assert isinstance(module, ModuleOp)
+    node = source.attributes.get("onnx_node_name")
+    hint = node.data if isinstance(node, StringAttr) else source.SCHEMA.name
+    label = f"{hint}_{suffix}" if suffix else hint
+    base = re.sub(r"[^A-Za-z0-9_]", "_", label).strip("_")
+    if not base or base[0].isdigit():
+        base = "w_" + base
+    name, counter = base, 0
+    while SymbolTable.lookup_symbol(module, name) is not None:
+        counter += 1
+        name = f"{base}_{counter}"
+    buffer_type = MemRefType(element_type, list(array.shape))
+    global_op = memref.GlobalOp.get(
+        StringAttr(name),
+        buffer_type,
+        dense_attr(array.astype(numpy_dtype(element_type)), buffer_type),
+        constant=UnitAttr(),
+        alignment=16,
+    )
+    rewriter.insert(global_op, InsertPoint.at_start(module.body.block))
+    return rewriter.insert(memref.GetGlobalOp(name, buffer_type)).memref

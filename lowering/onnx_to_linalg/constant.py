@@ -2,36 +2,21 @@
 
 from __future__ import annotations
 
-import re
-
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolTable, UnitAttr
+from xdsl.dialects.builtin import TensorType
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
 
 from onnxc.dialects import onnx
-from onnxc.dialects.constants import dense_attr, elements_to_numpy
+from onnxc.dialects.constants import elements_to_numpy
 from onnxc.lowering.onnx_to_linalg.common import (
     buffer_of,
-    memref_type,
     replace_with_buffers,
     unsupported,
+    weight,
 )
-
-
-def _global_name(module: ModuleOp, hint: str) -> str:
-    base = re.sub(r"[^A-Za-z0-9_]", "_", hint).strip("_") or "weight"
-    if base[0].isdigit():
-        base = "w_" + base
-    name, counter = base, 0
-    while SymbolTable.lookup_symbol(module, name) is not None:
-        counter += 1
-        name = f"{base}_{counter}"
-    return name
 
 
 class ConstantOpLowering(RewritePattern):
@@ -48,24 +33,11 @@ class ConstantOpLowering(RewritePattern):
         value = op.properties.get("value")
         if value is None:
             raise unsupported(op, "only the 'value' form of Constant is lowered")
-        module = op.get_toplevel_object()
-        assert isinstance(module, ModuleOp)
         result_type = op.results[0].type
-        buffer_type = memref_type(result_type)
-        node = op.attributes.get("onnx_node_name")
-        name = _global_name(module, node.data if isinstance(node, StringAttr) else "")
+        assert isinstance(result_type, TensorType)
         array = elements_to_numpy(value)
-        global_op = memref.GlobalOp.get(
-            StringAttr(name),
-            buffer_type,
-            dense_attr(array, buffer_type),
-            constant=UnitAttr(),
-            alignment=16,
-        )
-        rewriter.insert(global_op, InsertPoint.at_start(module.body.block))
-        get = memref.GetGlobalOp(name, buffer_type)
-        rewriter.insert(get, InsertPoint.before(op))
-        replace_with_buffers(rewriter, op, [get.memref])
+        buffer = weight(rewriter, op, array, result_type.get_element_type())
+        replace_with_buffers(rewriter, op, [buffer])
 
 
 class IdentityOpLowering(RewritePattern):

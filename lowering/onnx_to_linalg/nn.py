@@ -14,13 +14,39 @@ computed with numpy at compile time and stored as `memref.global` weights.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from xdsl.builder import Builder
+from xdsl.dialects import arith, memref
+from xdsl.dialects import math as math_dialect
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    MemRefType,
+    i64,
+)
+from xdsl.dialects.linalg.ops import FillOp
+from xdsl.ir import Attribute, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+)
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
 from onnxc.dialects import onnx
-from onnxc.dialects.constants import dense_attr
 from onnxc.lowering.onnx_to_linalg.common import (
     PARALLEL,
     REDUCTION,
@@ -35,43 +61,8 @@ from onnxc.lowering.onnx_to_linalg.common import (
     replace_with_buffers,
     shape_of,
     unsupported,
+    weight,
 )
-from xdsl.builder import Builder
-from xdsl.dialects import arith, memref
-from xdsl.dialects import math as math_dialect
-from xdsl.dialects.builtin import (
-    AnyFloat,
-    ArrayAttr,
-    DenseArrayBase,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    FloatAttr,
-    IntegerAttr,
-    MemRefType,
-    ModuleOp,
-    StringAttr,
-    SymbolTable,
-    UnitAttr,
-    UnrealizedConversionCastOp,
-    i64,
-)
-from xdsl.dialects.linalg.ops import FillOp
-from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
-    AffineExpr,
-    AffineMap,
-)
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
-from xdsl.rewriter import InsertPoint
 
 # --------------------------------------------------------------------------
 # Window geometry
@@ -298,79 +289,6 @@ def expand(
     )
     insert(rewriter, view, source)
     return view.result
-
-
-def weight(
-    rewriter: PatternRewriter,
-    source: onnx.OnnxOp,
-    array: np.ndarray,
-    element_type: Attribute,
-    suffix: str,
-) -> SSAValue:
-    """A compile-time array, converted to `element_type`, as a private
-    constant `memref.global` named after the node, read with
-    `memref.get_global`."""
-    module = source.get_toplevel_object()
-    assert isinstance(module, ModuleOp)
-    node = source.attributes.get("onnx_node_name")
-    hint = node.data if isinstance(node, StringAttr) else source.SCHEMA.name
-    base = re.sub(r"[^A-Za-z0-9_]", "_", f"{hint}_{suffix}").strip("_")
-    if not base or base[0].isdigit():
-        base = "w_" + base
-    name, counter = base, 0
-    while SymbolTable.lookup_symbol(module, name) is not None:
-        counter += 1
-        name = f"{base}_{counter}"
-    buffer_type = MemRefType(element_type, list(array.shape))
-    global_op = memref.GlobalOp.get(
-        StringAttr(name),
-        buffer_type,
-        dense_attr(array.astype(_numpy_dtype(element_type)), buffer_type),
-        constant=UnitAttr(),
-        alignment=16,
-    )
-    rewriter.insert(global_op, InsertPoint.at_start(module.body.block))
-    return insert(rewriter, memref.GetGlobalOp(name, buffer_type), source).results[0]
-
-
-def drop_if_unused(rewriter: PatternRewriter, value: SSAValue) -> None:
-    """Erase the constant behind tensor `value` once a fold has consumed it
-    (its cast, its `memref.get_global` and the global itself, or a still
-    unlowered `onnx.Constant`), so folded parameters do not stay in flash."""
-    owner = value.owner
-    if value.uses or not isinstance(owner, Operation):
-        return
-    if isinstance(owner, onnx.ConstantOp):  # type: ignore[attr-defined]
-        rewriter.erase_op(owner)
-        return
-    if not isinstance(owner, UnrealizedConversionCastOp):
-        return
-    get = owner.inputs[0].owner
-    rewriter.erase_op(owner)
-    if not isinstance(get, memref.GetGlobalOp) or get.memref.uses:
-        return
-    module = get.get_toplevel_object()
-    rewriter.erase_op(get)
-    if not isinstance(module, ModuleOp):
-        return
-    name = get.name_.root_reference.data
-    still_read = any(
-        isinstance(o, memref.GetGlobalOp) and o.name_.root_reference.data == name
-        for o in module.walk()
-    )
-    symbol = SymbolTable.lookup_symbol(module, name)
-    if not still_read and isinstance(symbol, memref.GlobalOp):
-        rewriter.erase_op(symbol)
-
-
-def _numpy_dtype(element_type: Attribute) -> np.dtype:
-    if isinstance(element_type, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(element_type, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(element_type, Float64Type):
-        return np.dtype(np.float64)
-    raise TypeError(f"no numpy type for {element_type}")
 
 
 def _check_float(op: onnx.OnnxOp, value: SSAValue) -> None:
@@ -794,8 +712,4 @@ class BatchNormalizationOpLowering(RewritePattern):
                 [PARALLEL] * rank,
                 formula,
             )
-        parameters = list(op.operands[1:])
         replace_with_buffers(rewriter, op, [y, None, None])
-        if folded_parameters:
-            for parameter in dict.fromkeys(parameters):
-                drop_if_unused(rewriter, parameter)

@@ -60,7 +60,6 @@ from onnxc.lowering.onnx_to_linalg.common import (
     shape_of,
     unsupported,
 )
-from onnxc.lowering.onnx_to_linalg.nn import drop_if_unused
 
 # --- views ---------------------------------------------------------------------
 
@@ -178,12 +177,9 @@ def _check_shape(op: onnx.OnnxOp, computed: Sequence[int]) -> list[int]:
 
 
 def _replace(rewriter: PatternRewriter, op: onnx.OnnxOp, buffer: SSAValue) -> None:
-    """Replace `op`'s result by `buffer`, then erase the constants (shapes, axes,
-    bounds) that only `op` read, so they do not stay in flash."""
-    operands = list(dict.fromkeys(op.operands))
+    """Replace `op`'s result by `buffer`. The constants (shapes, axes, bounds)
+    only `op` read are dropped at the end of the pass, so they stay out of flash."""
     replace_with_buffers(rewriter, op, [buffer])
-    for value in operands:
-        drop_if_unused(rewriter, value)
 
 
 def _replace_with_view(
