@@ -61,28 +61,20 @@ def _blob_storage() -> OpAsmDialectInterface:
 
 def dense_attr(array: np.ndarray, shaped_type: ShapedType) -> DenseIntOrFPElementsAttr:
     """Inline dense elements holding `array` (converted to the type's elements)."""
-    data = np.ascontiguousarray(
-        array, dtype=numpy_dtype(shaped_type.get_element_type())
-    )
+    data = np.ascontiguousarray(array, dtype=numpy_dtype(shaped_type.get_element_type()))
     if data.dtype == np.bool_:
         data = data.astype(np.int8)
     return DenseIntOrFPElementsAttr(shaped_type, BytesAttr(data.tobytes()))
 
 
-def resource_attr(
-    array: np.ndarray, tensor_type: TensorType, hint: str
-) -> DenseResourceAttr:
+def resource_attr(array: np.ndarray, tensor_type: TensorType, hint: str) -> DenseResourceAttr:
     """A `dense_resource` holding `array`, under a handle derived from `hint`."""
-    data = np.ascontiguousarray(
-        array, dtype=numpy_dtype(tensor_type.get_element_type())
-    )
+    data = np.ascontiguousarray(array, dtype=numpy_dtype(tensor_type.get_element_type()))
     if data.dtype == np.bool_:
         data = data.astype(np.int8)
     storage = _blob_storage()
     handle = storage.declare_resource(re.sub(r"[^A-Za-z0-9_.]", "_", hint) or "blob")
-    storage.parse_resource(
-        handle, "0x" + (_BLOB_ALIGNMENT_PREFIX + data.tobytes()).hex()
-    )
+    storage.parse_resource(handle, "0x" + (_BLOB_ALIGNMENT_PREFIX + data.tobytes()).hex())
     return DenseResourceAttr.from_params(handle, tensor_type)
 
 

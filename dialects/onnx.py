@@ -198,9 +198,7 @@ def _proto_attribute_value(proto: onnx.AttributeProto) -> Any:
     return list(value) if isinstance(value, Sequence) else value
 
 
-def _formal_type_strings(
-    schema: OpSchema, formal: OpSchema.FormalParameter
-) -> set[str]:
+def _formal_type_strings(schema: OpSchema, formal: OpSchema.FormalParameter) -> set[str]:
     for constraint in schema.type_constraints:
         if constraint.type_param_str == formal.type_str:
             return set(constraint.allowed_type_strs)
@@ -211,17 +209,13 @@ def _verify_types(op: OnnxOp) -> None:
     schema = op.SCHEMA
     bound: dict[str, Attribute] = {}
 
-    def check(
-        kind: str, formal: OpSchema.FormalParameter, values: Sequence[Any]
-    ) -> None:
+    def check(kind: str, formal: OpSchema.FormalParameter, values: Sequence[Any]) -> None:
         allowed = _formal_type_strings(schema, formal)
         for value in values:
             value_type = value.type
             if isinstance(value_type, NoneType):
                 if formal.option != OpSchema.FormalParameterOption.Optional:
-                    raise VerifyException(
-                        f"onnx.{schema.name}: {kind} '{formal.name}' is required"
-                    )
+                    raise VerifyException(f"onnx.{schema.name}: {kind} '{formal.name}' is required")
                 continue
             if not isinstance(value_type, TensorType):
                 continue  # sequences, optionals and maps are not checked here
@@ -233,11 +227,7 @@ def _verify_types(op: OnnxOp) -> None:
                     f"{spelled}, expected one of {', '.join(sorted(allowed))}"
                 )
             variable = formal.type_str
-            if (
-                variable in bound
-                and bound[variable] != element
-                and (formal.is_homogeneous)
-            ):
+            if variable in bound and bound[variable] != element and (formal.is_homogeneous):
                 raise VerifyException(
                     f"onnx.{schema.name}: {kind} '{formal.name}' has element type "
                     f"{element_type_name(element)}, but type variable {variable} "
@@ -285,11 +275,7 @@ _TENSOR_ELEMENTS = DenseIntOrFPElementsAttr | DenseResourceAttr
 
 
 def _python_name(name: str, taken: set[str]) -> str:
-    candidate = (
-        name
-        if name.isidentifier()
-        else "".join(c if c.isalnum() else "_" for c in name)
-    )
+    candidate = name if name.isidentifier() else "".join(c if c.isalnum() else "_" for c in name)
     while keyword.iskeyword(candidate) or candidate in _RESERVED or candidate in taken:
         candidate += "_"
     taken.add(candidate)
@@ -366,9 +352,7 @@ def _generate(schema: OpSchema) -> type[OnnxOp]:
 
 
 def _schemas() -> list[OpSchema]:
-    names = sorted(
-        {s.name for s in onnx.defs.get_all_schemas_with_history() if s.domain == ""}
-    )
+    names = sorted({s.name for s in onnx.defs.get_all_schemas_with_history() if s.domain == ""})
     schemas: list[OpSchema] = []
     for name in names:
         try:

@@ -28,6 +28,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+
 from onnxc.runtime_c import runtime_dir, runtime_files
 
 __all__ = ["BuildError", "CompiledC", "build_extension", "cache_dir"]
@@ -91,9 +92,7 @@ def make_cdef(header_source: str, name: str) -> str:
         f"extern const onnxc_tensor_info {name}_inputs[];",
         f"extern const onnxc_tensor_info {name}_outputs[];",
     ]
-    protos = re.findall(
-        rf"^int {name}_run(?:_with_workspace)?\([^)]*\);", header_source, re.M
-    )
+    protos = re.findall(rf"^int {name}_run(?:_with_workspace)?\([^)]*\);", header_source, re.M)
     if len(protos) != 2:
         raise BuildError(f"header declares no {name}_run / {name}_run_with_workspace")
     return "\n".join(lines + protos) + "\n"
@@ -179,9 +178,7 @@ def build_extension(
             with _captured_output(log):
                 built = Path(ffi.compile(tmpdir=str(tmpdir), verbose=False))
         except cffi.VerificationError as exc:
-            raise BuildError(
-                f"compiling {name}.c failed: {exc}\n{''.join(log)}"
-            ) from exc
+            raise BuildError(f"compiling {name}.c failed: {exc}\n{''.join(log)}") from exc
         os.replace(built, target)  # atomic: a concurrent build of the key is identical
     return _load(module_name, target)
 
@@ -200,16 +197,12 @@ class CompiledC:
         self.num_inputs = int(getattr(self.lib, f"{name}_NUM_INPUTS"))
         self.num_outputs = int(getattr(self.lib, f"{name}_NUM_OUTPUTS"))
         self.workspace_size = int(getattr(self.lib, f"{name}_WORKSPACE_SIZE"))
-        self.arg_types: list[str] = [
-            a.item.cname for a in self.ffi.typeof(self.run).args
-        ]
+        self.arg_types: list[str] = [a.item.cname for a in self.ffi.typeof(self.run).args]
         self.input_info = [
-            self._info(getattr(self.lib, f"{name}_inputs")[k])
-            for k in range(self.num_inputs)
+            self._info(getattr(self.lib, f"{name}_inputs")[k]) for k in range(self.num_inputs)
         ]
         self.output_info = [
-            self._info(getattr(self.lib, f"{name}_outputs")[k])
-            for k in range(self.num_outputs)
+            self._info(getattr(self.lib, f"{name}_outputs")[k]) for k in range(self.num_outputs)
         ]
 
     def _info(self, rec: Any) -> tuple[str, tuple[int, ...]]:
@@ -246,9 +239,7 @@ class CompiledC:
                 got = getattr(arr, "dtype", type(arr).__name__)
                 raise TypeError(f"{self.name}: {tname!r} must be {want}, got {got}")
             if arr.shape != shape:
-                raise ValueError(
-                    f"{self.name}: {tname!r} must have shape {shape}, got {arr.shape}"
-                )
+                raise ValueError(f"{self.name}: {tname!r} must have shape {shape}, got {arr.shape}")
             if not arr.flags.c_contiguous:
                 raise ValueError(f"{self.name}: {tname!r} must be C-contiguous")
             args.append(self._pointer(arr, k))

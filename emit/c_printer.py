@@ -24,7 +24,6 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-from onnxc.emit.header import CParam, param_list, print_header
 from xdsl.dialects import affine, arith, func, memref, scf
 from xdsl.dialects.builtin import (
     AffineMapAttr,
@@ -51,6 +50,8 @@ from xdsl.ir.affine import (
     AffineExpr,
     AffineSymExpr,
 )
+
+from onnxc.emit.header import CParam, param_list, print_header
 
 __all__ = ["CEmitError", "print_c", "ARENA_ALIGN"]
 
@@ -220,9 +221,9 @@ def dtype_code(t: Attribute) -> str:
     ct = c_type(t)
     if isinstance(t, IntegerType) and t.width.data == 1:
         return "ONNXC_DTYPE_BOOL"
-    return "ONNXC_DTYPE_" + {"float": "FLOAT", "double": "DOUBLE"}.get(
-        ct, ct[:-2].upper()
-    ).replace("PTRDIFF", "INT64")
+    return "ONNXC_DTYPE_" + {"float": "FLOAT", "double": "DOUBLE"}.get(ct, ct[:-2].upper()).replace(
+        "PTRDIFF", "INT64"
+    )
 
 
 def sanitize(name: str) -> str:
@@ -381,9 +382,7 @@ class CPrinter:
                 f"{len(in_names)} inputs and {len(out_names)} outputs"
             )
         params: list[CParam] = []
-        for i, (arg, onnx_name) in enumerate(
-            zip(args, in_names + out_names, strict=True)
-        ):
+        for i, (arg, onnx_name) in enumerate(zip(args, in_names + out_names, strict=True)):
             t = _memref_type(arg)
             c_name = self.namer.take(onnx_name)
             self.names[arg] = c_name
@@ -500,9 +499,7 @@ class CPrinter:
     def print_block(self, block: Block) -> None:
         for op in block.ops:
             comment = op.attributes.get("onnxc.comment")
-            if isinstance(comment, StringAttr) and (
-                op in self.needed or op.name in ALIASES
-            ):
+            if isinstance(comment, StringAttr) and (op in self.needed or op.name in ALIASES):
                 self.emit(c_comment(comment.data))
             self.print_op(op)
 
@@ -638,9 +635,7 @@ class CPrinter:
             raise CEmitError(f"scf.yield inside {parent and parent.name}")
         values = [self.expr(v) for v in op.operands]
         pairs = [
-            (t, v, o.type)
-            for t, v, o in zip(targets, values, op.operands, strict=True)
-            if t != v
+            (t, v, o.type) for t, v, o in zip(targets, values, op.operands, strict=True) if t != v
         ]
         # Carried values may be yielded swapped: go through temporaries then.
         if any(v in targets for _, v, _ in pairs):
@@ -691,12 +686,9 @@ class CPrinter:
                 if p.shape:
                     shape = f"{self.name}_{kind}{k}_shape"
                     dims = ", ".join(str(d) for d in p.shape)
-                    out.append(
-                        f"static const int32_t {shape}[{len(p.shape)}] = {{{dims}}};"
-                    )
+                    out.append(f"static const int32_t {shape}[{len(p.shape)}] = {{{dims}}};")
                 rows.append(
-                    f"  {{{c_string(p.onnx_name)}, {p.dtype_code}, "
-                    f"{len(p.shape)}, {shape}}},"
+                    f"  {{{c_string(p.onnx_name)}, {p.dtype_code}, {len(p.shape)}, {shape}}},"
                 )
             if not rows:
                 rows.append("  {NULL, ONNXC_DTYPE_UNDEFINED, 0, NULL}, /* none */")
@@ -762,9 +754,7 @@ def _binds_tighter(e: AffineExpr, parent: AffineBinaryOpKind, is_lhs: bool) -> b
     return parent == AffineBinaryOpKind.Add and is_lhs
 
 
-def _weight_values(
-    attr: DenseIntOrFPElementsAttr, t: MemRefType[Attribute]
-) -> list[str]:
+def _weight_values(attr: DenseIntOrFPElementsAttr, t: MemRefType[Attribute]) -> list[str]:
     """C literals of a weight, from the attribute's raw little-endian bytes."""
     et = t.element_type
     n = _numel(t.get_shape())
@@ -837,7 +827,5 @@ def print_c(
         *tables,
         *run,
     ]
-    header = print_header(
-        name, p.params, p.arena_size, _banner(ver, options_comment, f"{name}.h:")
-    )
+    header = print_header(name, p.params, p.arena_size, _banner(ver, options_comment, f"{name}.h:"))
     return "\n".join(c_lines), header

@@ -35,15 +35,11 @@ class CParam:
 
 def param_list(params: list[CParam], *, workspace: bool) -> str:
     """The C parameter list of NAME_run (or NAME_run_with_workspace)."""
-    parts = (["void *workspace"] if workspace else []) + [
-        p.declaration() for p in params
-    ]
+    parts = (["void *workspace"] if workspace else []) + [p.declaration() for p in params]
     return ", ".join(parts) if parts else "void"
 
 
-def print_header(
-    name: str, params: list[CParam], workspace_size: int, banner: str
-) -> str:
+def print_header(name: str, params: list[CParam], workspace_size: int, banner: str) -> str:
     """Return the text of ``NAME.h``; ``banner`` is the leading comment block."""
     guard = f"{name.upper()}_H_"
     n_in = sum(p.is_input for p in params)

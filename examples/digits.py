@@ -36,7 +36,13 @@ def main() -> int:
     if compiler:
         flags = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O2", "-c"]
         subprocess.run(
-            [compiler, *flags, str(out / "digits_cnn.c"), "-o", str(out / "digits_cnn.o")],
+            [
+                compiler,
+                *flags,
+                str(out / "digits_cnn.c"),
+                "-o",
+                str(out / "digits_cnn.o"),
+            ],
             check=True,
         )
         print(f"built {out / 'digits_cnn.o'} with {' '.join(flags[:-1])}")

@@ -99,9 +99,7 @@ def main() -> None:
     x_train, x_test, y_train, y_test = load_data()
     model = train(x_train, y_train)
     print(f"train accuracy {accuracy(model, x_train, y_train):.4f}")
-    print(
-        f"test accuracy  {accuracy(model, x_test, y_test):.4f} ({len(y_test)} images)"
-    )
+    print(f"test accuracy  {accuracy(model, x_test, y_test):.4f} ({len(y_test)} images)")
 
     onnx_path = HERE / "digits_cnn.onnx"
     example = x_test[EXAMPLE_INDEX : EXAMPLE_INDEX + 1]
@@ -117,9 +115,7 @@ def main() -> None:
         )
     onnx.checker.check_model(str(onnx_path), full_check=True)
 
-    session = onnxruntime.InferenceSession(
-        str(onnx_path), providers=["CPUExecutionProvider"]
-    )
+    session = onnxruntime.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
     (logits,) = session.run(["logits"], {"image": example})
     logits = np.asarray(logits, dtype=np.float32)
     np.save(HERE / "digit_input.npy", example)

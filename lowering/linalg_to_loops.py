@@ -32,9 +32,7 @@ class CommentedStructuredOpLowering(RewritePattern):
     first operation of the nest."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self, op: LinalgStructuredOperation, rewriter: PatternRewriter
-    ) -> None:
+    def match_and_rewrite(self, op: LinalgStructuredOperation, rewriter: PatternRewriter) -> None:
         comment = op.attributes.get(COMMENT)
         before, after = op.prev_op, op.next_op
         block = op.parent_block()
@@ -47,9 +45,7 @@ class CommentedStructuredOpLowering(RewritePattern):
             new_ops.append(current)
             current = current.next_op
         # The loop nest itself, not the index constants before it, gets the comment.
-        target = next(
-            (o for o in new_ops if o.regions), new_ops[0] if new_ops else None
-        )
+        target = next((o for o in new_ops if o.regions), new_ops[0] if new_ops else None)
         if target is not None and COMMENT not in target.attributes:
             target.attributes[COMMENT] = comment
 

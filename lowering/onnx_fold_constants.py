@@ -60,9 +60,7 @@ def _node_name(op: Operation) -> str:
     return name.data if isinstance(name, StringAttr) else ""
 
 
-def _constant(
-    op: Operation, array: np.ndarray, result: SSAValue
-) -> onnx_dialect.OnnxOp:
+def _constant(op: Operation, array: np.ndarray, result: SSAValue) -> onnx_dialect.OnnxOp:
     """An `onnx.Constant` of `result`'s type holding `array`, named after `op`."""
     result_type = result.type
     assert isinstance(result_type, TensorType)
@@ -131,18 +129,10 @@ def _attribute_proto(op: onnx_dialect.OnnxOp, name: str) -> onnx.AttributeProto:
 def node_proto(op: onnx_dialect.OnnxOp) -> onnx.NodeProto:
     """A NodeProto for `op` alone: inputs `in0`, `in1`, ... (empty for `none`),
     outputs `out0`, ... (empty for `none`), and the attributes it sets."""
-    inputs = [
-        "" if isinstance(v.type, NoneType) else f"in{i}"
-        for i, v in enumerate(op.operands)
-    ]
-    outputs = [
-        "" if isinstance(r.type, NoneType) else f"out{i}"
-        for i, r in enumerate(op.results)
-    ]
+    inputs = ["" if isinstance(v.type, NoneType) else f"in{i}" for i, v in enumerate(op.operands)]
+    outputs = ["" if isinstance(r.type, NoneType) else f"out{i}" for i, r in enumerate(op.results)]
     attributes = [
-        _attribute_proto(op, name)
-        for name in sorted(op.SCHEMA.attributes)
-        if name in op.properties
+        _attribute_proto(op, name) for name in sorted(op.SCHEMA.attributes) if name in op.properties
     ]
     node = helper.make_node(op.SCHEMA.name, inputs, outputs)
     node.attribute.extend(attributes)
@@ -254,18 +244,13 @@ class ConstantOperandsFolding(RewritePattern):
         present = [v for v in op.operands if not isinstance(v.type, NoneType)]
         if not present or not all(_is_constant(v) for v in present):
             return
-        inputs = [
-            None if isinstance(v.type, NoneType) else _constant_input(v)
-            for v in op.operands
-        ]
+        inputs = [None if isinstance(v.type, NoneType) else _constant_input(v) for v in op.operands]
         try:
             values = evaluate(op, inputs)
         except Exception as error:  # the reference raises anything on bad input
             message = str(error).strip().splitlines()
             reason = message[0] if message else type(error).__name__
-            raise OnnxcError(
-                f"{op.node_label()}: constant folding failed: {reason}"
-            ) from error
+            raise OnnxcError(f"{op.node_label()}: constant folding failed: {reason}") from error
         arrays = [
             None if isinstance(r.type, NoneType) else _checked(op, r, v)
             for r, v in zip(op.results, values, strict=True)

@@ -168,17 +168,16 @@ class CompiledModel:
         shape = self.input_shapes[index]
         if array.shape != shape:
             raise OnnxcError(
-                f"{self.name}: input '{input_name}' must have shape {shape}, "
-                f"got {array.shape}"
+                f"{self.name}: input '{input_name}' must have shape {shape}, got {array.shape}"
             )
-        return np.require(array.astype(dtype, copy=False), requirements='C')
+        return np.require(array.astype(dtype, copy=False), requirements="C")
 
     def __call__(self, *inputs: Any) -> list[np.ndarray]:
         if len(inputs) > len(self.input_names):
             raise OnnxcError(
                 f"{self.name}: takes {len(self.input_names)} inputs, got {len(inputs)}"
             )
-        return list(self.run(dict(zip(self.input_names, inputs))).values())
+        return list(self.run(dict(zip(self.input_names, inputs, strict=False))).values())
 
 
 def compile(  # noqa: A001 - the public name DESIGN.md gives

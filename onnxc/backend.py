@@ -31,7 +31,7 @@ class OnnxcBackendRep(BackendRep):
         else:
             if isinstance(inputs, np.ndarray):
                 inputs = [inputs]
-            feeds = dict(zip(self.model.input_names, inputs))
+            feeds = dict(zip(self.model.input_names, inputs, strict=False))
         return tuple(self.model.run(feeds).values())
 
 
@@ -39,9 +39,7 @@ class OnnxcBackend(Backend):
     """Compiles ONNX models to C with onnxc and runs them on the CPU."""
 
     @classmethod
-    def prepare(
-        cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any
-    ) -> OnnxcBackendRep:
+    def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> OnnxcBackendRep:
         super().prepare(model, device, **kwargs)
         return OnnxcBackendRep(compile(model, name="model", **kwargs))
 

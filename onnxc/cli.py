@@ -53,9 +53,7 @@ def _load_npy(path: str, what: str) -> np.ndarray:
     try:
         return np.load(path, allow_pickle=False)
     except (OSError, ValueError) as error:
-        raise OnnxcError(
-            f"{what}: cannot read '{path}' ({str(error).splitlines()[0]})"
-        ) from None
+        raise OnnxcError(f"{what}: cannot read '{path}' ({str(error).splitlines()[0]})") from None
 
 
 def _compile_command(args: argparse.Namespace) -> int:
@@ -66,11 +64,7 @@ def _compile_command(args: argparse.Namespace) -> int:
     dims, shapes = _dims(args.dim), _shapes(args.shape)
     if args.emit and args.emit != "c":
         imported = import_model(args.model, dims=dims, shapes=shapes)
-        module = (
-            lower(imported.module, args.emit)
-            if args.emit != "import"
-            else imported.module
-        )
+        module = lower(imported.module, args.emit) if args.emit != "import" else imported.module
         from xdsl.dialects.builtin import Builtin
         from xdsl.printer import Printer
 
@@ -79,9 +73,7 @@ def _compile_command(args: argparse.Namespace) -> int:
         printer.print_metadata([Builtin])
         print()
         return 0
-    generated = generate_c(
-        args.model, dims=dims, shapes=shapes, name=args.name, target=args.target
-    )
+    generated = generate_c(args.model, dims=dims, shapes=shapes, name=args.name, target=args.target)
     if args.emit == "c":
         sys.stdout.write(generated.c_source)
         return 0
@@ -103,37 +95,28 @@ def _run_command(args: argparse.Namespace) -> int:
         key, path = _key_value(item, "--input")
         inputs[key] = _load_npy(path, f"--input {key}")
     missing = [
-        n
-        for n in model.input_names
-        if n not in inputs and n not in model.generated.input_defaults
+        n for n in model.input_names if n not in inputs and n not in model.generated.input_defaults
     ]
     if missing:
-        raise OnnxcError(
-            "missing input(s): " + ", ".join(f"--input {n}=FILE.npy" for n in missing)
-        )
+        raise OnnxcError("missing input(s): " + ", ".join(f"--input {n}=FILE.npy" for n in missing))
     outputs = model.run(inputs)
     np.set_printoptions(precision=6, suppress=True, threshold=64)
     for name, value in outputs.items():
         print(f"{name} {value.dtype}{list(value.shape)}:")
         print(value)
         if value.ndim >= 1 and value.size > 1 and value.dtype.kind == "f":
-            print(
-                f"{name} argmax: {int(np.argmax(value.reshape(value.shape[0], -1)[0]))}"
-            )
+            print(f"{name} argmax: {int(np.argmax(value.reshape(value.shape[0], -1)[0]))}")
     mismatched = 0
-    for name, path in zip(model.output_names, args.expect):
+    for name, path in zip(model.output_names, args.expect, strict=False):
         expected = _load_npy(path, f"--expect for '{name}'")
         got = outputs[name]
-        ok = got.shape == expected.shape and np.allclose(
-            got, expected, rtol=1e-4, atol=1e-5
-        )
+        ok = got.shape == expected.shape and np.allclose(got, expected, rtol=1e-4, atol=1e-5)
         diff = (
-            float(np.max(np.abs(got - expected)))
-            if got.shape == expected.shape
-            else float("inf")
+            float(np.max(np.abs(got - expected))) if got.shape == expected.shape else float("inf")
         )
         print(
-            f"{name}: {'matches' if ok else 'DOES NOT match'} {path} (max abs diff {diff:.3g}; rtol 1e-4, atol 1e-5)"
+            f"{name}: {'matches' if ok else 'DOES NOT match'} {path} "
+            f"(max abs diff {diff:.3g}; rtol 1e-4, atol 1e-5)"
         )
         mismatched += not ok
     return 1 if mismatched else 0
@@ -163,16 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
         )
         sub.add_argument("--target", default="host", help="host (default)")
 
-    compile_parser = commands.add_parser(
-        "compile", help="write NAME.c, NAME.h and the runtime"
-    )
+    compile_parser = commands.add_parser("compile", help="write NAME.c, NAME.h and the runtime")
     common(compile_parser)
-    compile_parser.add_argument(
-        "-o", "--output", metavar="OUTDIR", help="folder to write into"
-    )
-    compile_parser.add_argument(
-        "--name", help="C prefix (default: the model file's stem)"
-    )
+    compile_parser.add_argument("-o", "--output", metavar="OUTDIR", help="folder to write into")
+    compile_parser.add_argument("--name", help="C prefix (default: the model file's stem)")
     compile_parser.add_argument(
         "--emit",
         choices=["import", "onnx", "linalg", "loops", "c"],
@@ -180,13 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compile_parser.set_defaults(handler=_compile_command)
 
-    run_parser = commands.add_parser(
-        "run", help="compile, build and run on .npy inputs"
-    )
+    run_parser = commands.add_parser("run", help="compile, build and run on .npy inputs")
     common(run_parser)
-    run_parser.add_argument(
-        "--input", action="append", default=[], metavar="NAME=FILE.npy"
-    )
+    run_parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy")
     run_parser.add_argument(
         "--expect",
         action="append",

@@ -83,9 +83,7 @@ def load_model(model: ModelLike) -> onnx.ModelProto:
     try:
         proto = onnx.load_model(str(path), load_external_data=False)
     except Exception as error:  # protobuf raises DecodeError and others
-        raise OnnxcError(
-            f"{path}: not a readable ONNX model ({_first_line(error)})"
-        ) from None
+        raise OnnxcError(f"{path}: not a readable ONNX model ({_first_line(error)})") from None
     if not proto.graph.node and not proto.graph.output:
         raise OnnxcError(f"{path}: not a readable ONNX model (no graph)") from None
     _load_external_data(proto, path.resolve().parent)
@@ -128,7 +126,7 @@ def _load_external_data(model: onnx.ModelProto, base: Path) -> None:
             raise OnnxcError(
                 f"tensor '{tensor.name}': cannot read external data "
                 f"'{info.location}' ({_first_line(error)})"
-            )
+            ) from None
         del tensor.external_data[:]
         tensor.data_location = onnx.TensorProto.DEFAULT
 
@@ -158,18 +156,15 @@ def prepare_model(
         model = onnx.inliner.inline_local_functions(model)
     if opset < onnx_dialect.TARGET_OPSET:
         try:
-            model = onnx.version_converter.convert_version(
-                model, onnx_dialect.TARGET_OPSET
-            )
+            model = onnx.version_converter.convert_version(model, onnx_dialect.TARGET_OPSET)
         except Exception as error:
             raise OnnxcError(
                 f"cannot upgrade the model from opset {opset} to "
                 f"{onnx_dialect.TARGET_OPSET}: {_first_line(error)}"
-            )
+            ) from None
     elif opset > onnx_dialect.TARGET_OPSET:
         raise OnnxcError(
-            f"the model uses opset {opset}; onnxc supports up to "
-            f"{onnx_dialect.TARGET_OPSET}"
+            f"the model uses opset {opset}; onnxc supports up to {onnx_dialect.TARGET_OPSET}"
         )
     _bind_dimensions(model, dict(dims or {}), dict(shapes or {}))
     try:
@@ -190,10 +185,7 @@ def _default_opset(model: onnx.ModelProto) -> int:
 def _reject_foreign_domains(model: onnx.ModelProto) -> None:
     local = {(f.domain, f.name) for f in model.functions}
     for index, node in enumerate(model.graph.node):
-        if (
-            node.domain not in ("", "ai.onnx")
-            and (node.domain, node.op_type) not in local
-        ):
+        if node.domain not in ("", "ai.onnx") and (node.domain, node.op_type) not in local:
             raise OnnxcError(
                 f"{_node_label(node, index)}: operator domain '{node.domain}' "
                 "is not supported (only the default ai.onnx domain is)"
@@ -220,9 +212,7 @@ def _bind_dimensions(
         tensor_type = value.type.tensor_type
         if value.name in shapes:
             new_shape = list(shapes[value.name])
-            if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(
-                new_shape
-            ):
+            if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(new_shape):
                 raise OnnxcError(
                     f"shapes['{value.name}'] has rank {len(new_shape)}, but the "
                     f"input has rank {len(tensor_type.shape.dim)}"
@@ -230,9 +220,7 @@ def _bind_dimensions(
             tensor_type.shape.Clear()
             for size in new_shape:
                 if int(size) < 0:
-                    raise OnnxcError(
-                        f"shapes['{value.name}'] has a negative size"
-                    ) from None
+                    raise OnnxcError(f"shapes['{value.name}'] has a negative size") from None
                 tensor_type.shape.dim.add().dim_value = int(size)
             continue
         if value.name in initializers:
@@ -336,12 +324,8 @@ class _GraphImporter:
         )
         input_names = [v.name for v in input_values]
         output_names = [v.name for v in graph.output]
-        main.attributes["onnxc.input_names"] = ArrayAttr(
-            [StringAttr(n) for n in input_names]
-        )
-        main.attributes["onnxc.output_names"] = ArrayAttr(
-            [StringAttr(n) for n in output_names]
-        )
+        main.attributes["onnxc.input_names"] = ArrayAttr([StringAttr(n) for n in input_names])
+        main.attributes["onnxc.output_names"] = ArrayAttr([StringAttr(n) for n in output_names])
         module = ModuleOp([main])
         return ImportedModel(
             module,
@@ -359,9 +343,7 @@ class _GraphImporter:
         type_proto = self.types.get(name)
         where = f"{node}: " if node else ""
         if type_proto is None or not type_proto.HasField("tensor_type"):
-            raise OnnxcError(
-                f"{where}{what} '{name}' has no inferred tensor type"
-            ) from None
+            raise OnnxcError(f"{where}{what} '{name}' has no inferred tensor type") from None
         tensor_type = type_proto.tensor_type
         element = onnx_dialect.element_type_for_dtype(tensor_type.elem_type)
         if element is None:
@@ -421,9 +403,7 @@ class _GraphImporter:
         ]
         optional = OpSchema.FormalParameterOption.Optional
         formals = list(schema.inputs)
-        while (
-            len(operands) < len(formals) and formals[len(operands)].option == optional
-        ):
+        while len(operands) < len(formals) and formals[len(operands)].option == optional:
             operands.append(self._none())
         result_types: list[Attribute] = [
             NoneType() if name == "" else self._value_type(name, "output", label)
@@ -439,9 +419,7 @@ class _GraphImporter:
         regions: list[Region] = []
         for attribute in node.attribute:
             if attribute.name not in schema.attributes:
-                raise OnnxcError(
-                    f"{label}: unknown attribute '{attribute.name}'"
-                ) from None
+                raise OnnxcError(f"{label}: unknown attribute '{attribute.name}'") from None
             if attribute.type in (
                 onnx.AttributeProto.GRAPH,
                 onnx.AttributeProto.GRAPHS,
@@ -459,7 +437,7 @@ class _GraphImporter:
             attributes={"onnx_node_name": StringAttr(names)},
         )
         self.block.add_op(op)
-        for name, result in zip(node.output, op.results):
+        for name, result in zip(node.output, op.results, strict=False):
             if name:
                 result.name_hint = _ssa_name(name)
                 self.values[name] = result
@@ -474,9 +452,7 @@ class _GraphImporter:
         if attribute.type == kind.FLOAT:
             return FloatAttr(float(value), f32)
         if attribute.type == kind.STRING:
-            return StringAttr(
-                value.decode() if isinstance(value, bytes) else str(value)
-            )
+            return StringAttr(value.decode() if isinstance(value, bytes) else str(value))
         if attribute.type == kind.INTS:
             return DenseArrayBase.from_list(i64, [int(v) for v in value])
         if attribute.type == kind.FLOATS:

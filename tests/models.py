@@ -79,9 +79,7 @@ class _BasicBlock(nn.Module):
 
     def __init__(self, in_channels: int, out_channels: int, stride: int) -> None:
         super().__init__()
-        self.conv1 = nn.Conv2d(
-            in_channels, out_channels, 3, stride=stride, padding=1, bias=False
-        )
+        self.conv1 = nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1, bias=False)
         self.bn1 = nn.BatchNorm2d(out_channels)
         self.conv2 = nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False)
         self.bn2 = nn.BatchNorm2d(out_channels)
@@ -125,9 +123,7 @@ class ResNet8(nn.Module):
 class _InvertedResidual(nn.Module):
     """MobileNetV2 block: 1x1 expand, 3x3 depthwise, 1x1 linear projection."""
 
-    def __init__(
-        self, in_channels: int, out_channels: int, stride: int, expand: int
-    ) -> None:
+    def __init__(self, in_channels: int, out_channels: int, stride: int, expand: int) -> None:
         super().__init__()
         hidden = in_channels * expand
         self.use_residual = stride == 1 and in_channels == out_channels
@@ -135,9 +131,7 @@ class _InvertedResidual(nn.Module):
             nn.Conv2d(in_channels, hidden, 1, bias=False),
             nn.BatchNorm2d(hidden),
             nn.ReLU6(),
-            nn.Conv2d(
-                hidden, hidden, 3, stride=stride, padding=1, groups=hidden, bias=False
-            ),
+            nn.Conv2d(hidden, hidden, 3, stride=stride, padding=1, groups=hidden, bias=False),
             nn.BatchNorm2d(hidden),
             nn.ReLU6(),
             nn.Conv2d(hidden, out_channels, 1, bias=False),
@@ -190,9 +184,7 @@ class DSCNN(nn.Module):
         layers: list[nn.Module] = []
         for _ in range(blocks):
             layers += [
-                nn.Conv2d(
-                    channels, channels, 3, padding=1, groups=channels, bias=False
-                ),
+                nn.Conv2d(channels, channels, 3, padding=1, groups=channels, bias=False),
                 nn.BatchNorm2d(channels),
                 nn.ReLU(),
                 nn.Conv2d(channels, channels, 1, bias=False),

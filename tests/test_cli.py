@@ -17,7 +17,10 @@ STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"]
 
 def onnxc(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "onnxc", *args], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "onnxc", *args],
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -39,7 +42,15 @@ def test_builds_warning_free(compiled, compiler, tmp_path):
     if shutil.which(compiler) is None:
         pytest.skip(f"{compiler} not installed")
     subprocess.run(
-        [compiler, *STRICT, "-O2", "-c", str(compiled / "digits_cnn.c"), "-o", str(tmp_path / "m.o")],
+        [
+            compiler,
+            *STRICT,
+            "-O2",
+            "-c",
+            str(compiled / "digits_cnn.c"),
+            "-o",
+            str(tmp_path / "m.o"),
+        ],
         check=True,
     )
 
@@ -48,8 +59,19 @@ def test_builds_for_cortex_m4(compiled, tmp_path):
     if shutil.which("arm-none-eabi-gcc") is None:
         pytest.skip("arm-none-eabi-gcc not installed")
     subprocess.run(
-        ["arm-none-eabi-gcc", *STRICT, "-Os", "-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",
-         "-mfpu=fpv4-sp-d16", "-c", str(compiled / "digits_cnn.c"), "-o", str(tmp_path / "m.o")],
+        [
+            "arm-none-eabi-gcc",
+            *STRICT,
+            "-Os",
+            "-mcpu=cortex-m4",
+            "-mthumb",
+            "-mfloat-abi=hard",
+            "-mfpu=fpv4-sp-d16",
+            "-c",
+            str(compiled / "digits_cnn.c"),
+            "-o",
+            str(tmp_path / "m.o"),
+        ],
         check=True,
     )
 
@@ -78,8 +100,13 @@ def test_header_contract(compiled):
 
 @pytest.mark.parametrize(
     "stage, marker",
-    [("import", '"onnx.Conv"'), ("onnx", '"onnx.Conv"'), ("linalg", "linalg.generic"),
-     ("loops", "scf.for"), ("c", "digits_cnn_run")],
+    [
+        ("import", '"onnx.Conv"'),
+        ("onnx", '"onnx.Conv"'),
+        ("linalg", "linalg.generic"),
+        ("loops", "scf.for"),
+        ("c", "digits_cnn_run"),
+    ],
 )
 def test_emit_stage(stage, marker):
     result = onnxc("compile", str(EXAMPLE), "--emit", stage)
@@ -89,9 +116,12 @@ def test_emit_stage(stage, marker):
 
 def test_run_matches_expected():
     result = onnxc(
-        "run", str(EXAMPLE),
-        "--input", f"image={ROOT / 'examples' / 'digit_input.npy'}",
-        "--expect", str(ROOT / "examples" / "digit_expected.npy"),
+        "run",
+        str(EXAMPLE),
+        "--input",
+        f"image={ROOT / 'examples' / 'digit_input.npy'}",
+        "--expect",
+        str(ROOT / "examples" / "digit_expected.npy"),
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "logits: matches" in result.stdout

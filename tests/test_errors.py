@@ -94,7 +94,10 @@ def test_foreign_domain_is_rejected():
     )
     model = helper.make_model(
         graph,
-        opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.example", 1)],
+        opset_imports=[
+            helper.make_opsetid("", 21),
+            helper.make_opsetid("com.example", 1),
+        ],
     )
     with pytest.raises(OnnxcError, match="node 'r' \\(Relu\\): operator domain 'com.example'"):
         onnxc.compile(model)
@@ -131,7 +134,10 @@ def test_external_data_is_read_next_to_the_model(tmp_path):
 def test_external_data_outside_the_folder(tmp_path):
     path = _external_model(tmp_path, "../weights.bin")
     (tmp_path / "weights.bin").write_bytes(np.ones(64, np.float32).tobytes())
-    with pytest.raises(OnnxcError, match="tensor 'w': external data location '../weights.bin' is outside"):
+    with pytest.raises(
+        OnnxcError,
+        match="tensor 'w': external data location '../weights.bin' is outside",
+    ):
         onnxc.compile(path)
 
 
@@ -145,7 +151,15 @@ def test_cli_prints_one_line_and_exits_non_zero(tmp_path):
     path = tmp_path / "broken.onnx"
     path.write_bytes(b"garbage")
     result = subprocess.run(
-        [sys.executable, "-m", "onnxc", "compile", str(path), "-o", str(tmp_path / "out")],
+        [
+            sys.executable,
+            "-m",
+            "onnxc",
+            "compile",
+            str(path),
+            "-o",
+            str(tmp_path / "out"),
+        ],
         capture_output=True,
         text=True,
     )

@@ -3,7 +3,6 @@
 # become constants (large ones as resources), omitted optional inputs `none`,
 # dim_params are bound, node names kept.
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from onnxc.importer import import_model

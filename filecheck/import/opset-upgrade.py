@@ -1,7 +1,6 @@
 # RUN: %python %s | filecheck %s
 # A model on an old opset is upgraded to the dialect's opset on import: opset-11
 # Squeeze takes `axes` as an attribute, the current one as an input.
-import onnx
 from onnx import TensorProto, helper
 
 from onnxc.importer import import_model

@@ -83,9 +83,7 @@ def _convert_signature(function: func.FuncOp) -> list[SSAValue]:
         out = block.insert_arg(memref_type(result_type), len(block.args))
         out.name_hint = f"out{index}"
         outputs.append(out)
-    function.function_type = func.FunctionType.from_lists(
-        [a.type for a in block.args], []
-    )
+    function.function_type = func.FunctionType.from_lists([a.type for a in block.args], [])
     return outputs
 
 
@@ -163,9 +161,7 @@ def _remove_casts(module: ModuleOp) -> None:
         changed = False
         for op in list(module.walk()):
             if (
-                isinstance(
-                    op, UnrealizedConversionCastOp | onnx.NoValueOp | memref.GetGlobalOp
-                )
+                isinstance(op, UnrealizedConversionCastOp | onnx.NoValueOp | memref.GetGlobalOp)
                 and op.parent is not None
                 and not any(r.uses for r in op.results)
             ):
@@ -176,11 +172,7 @@ def _remove_casts(module: ModuleOp) -> None:
         if isinstance(op, UnrealizedConversionCastOp):
             raise OnnxcError(f"internal error: a tensor is left after lowering: {op}")
     # Constants consumed at compile time (shapes, axes, bounds) leave unread weights.
-    read = {
-        o.name_.root_reference.data
-        for o in module.walk()
-        if isinstance(o, memref.GetGlobalOp)
-    }
+    read = {o.name_.root_reference.data for o in module.walk() if isinstance(o, memref.GetGlobalOp)}
     for op in list(module.body.block.ops):
         if isinstance(op, memref.GlobalOp) and op.sym_name.data not in read:
             op.detach()

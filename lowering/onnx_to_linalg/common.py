@@ -232,16 +232,12 @@ def elementwise(
 def float_constant(builder: Builder, value: float, element_type: Attribute) -> SSAValue:
     """A scalar float constant, built at the builder's insertion point."""
     assert isinstance(element_type, AnyFloat)
-    return builder.insert(
-        arith.ConstantOp(FloatAttr(float(value), element_type))
-    ).result
+    return builder.insert(arith.ConstantOp(FloatAttr(float(value), element_type))).result
 
 
 def int_constant(builder: Builder, value: int, element_type: Attribute) -> SSAValue:
     assert isinstance(element_type, IntegerType)
-    return builder.insert(
-        arith.ConstantOp(IntegerAttr(int(value), element_type))
-    ).result
+    return builder.insert(arith.ConstantOp(IntegerAttr(int(value), element_type))).result
 
 
 def constant_value(value: SSAValue) -> np.ndarray | None:

@@ -51,15 +51,11 @@ class ElementwisePattern(RewritePattern):
         element = tensor_type(op.results[0]).get_element_type()
         if not isinstance(element, AnyFloat):
             raise unsupported(op, f"only float tensors are supported, not {element}")
-        elementwise(
-            rewriter, op, lambda b, args: self.scalar(op, b, args), self.inputs(op)
-        )
+        elementwise(rewriter, op, lambda b, args: self.scalar(op, b, args), self.inputs(op))
 
 
 def _unary(op_class: type[Operation]) -> Scalar:
-    def scalar(
-        self: object, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]
-    ) -> SSAValue:
+    def scalar(self: object, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         return b.insert(op_class(args[0])).results[0]
 
     return scalar
@@ -68,9 +64,7 @@ def _unary(op_class: type[Operation]) -> Scalar:
 def _fold(op_class: type[Operation]) -> Scalar:
     """A binary op, folded left over the (one or more) inputs."""
 
-    def scalar(
-        self: object, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]
-    ) -> SSAValue:
+    def scalar(self: object, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         result = args[0]
         for arg in args[1:]:
             result = b.insert(op_class(result, arg)).results[0]

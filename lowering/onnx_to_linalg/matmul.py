@@ -48,9 +48,7 @@ def _float_element(op: onnx.OnnxOp) -> Attribute:
     return element
 
 
-def _fill(
-    rewriter: PatternRewriter, op: onnx.OnnxOp, buffer: SSAValue, value: float
-) -> None:
+def _fill(rewriter: PatternRewriter, op: onnx.OnnxOp, buffer: SSAValue, value: float) -> None:
     """Fill `buffer` with the float `value` (`linalg.fill`)."""
     assert isinstance(buffer.type, MemRefType)
     element = buffer.type.get_element_type()

@@ -166,8 +166,7 @@ def window_of(
     elif auto_pad == "VALID":
         begin = end = (0,) * rank
         expected = [
-            (n - span) // s + 1
-            for n, span, s in zip(input_shape, spans, strides, strict=True)
+            (n - span) // s + 1 for n, span, s in zip(input_shape, spans, strides, strict=True)
         ]
     else:
         raise unsupported(op, f"unknown auto_pad '{auto_pad}'")
@@ -206,9 +205,7 @@ def _element_type(value: SSAValue) -> Attribute:
     return value_type.get_element_type()
 
 
-def fill(
-    rewriter: PatternRewriter, source: onnx.OnnxOp, buffer: SSAValue, value: float
-) -> None:
+def fill(rewriter: PatternRewriter, source: onnx.OnnxOp, buffer: SSAValue, value: float) -> None:
     """`linalg.fill` of `buffer` with the scalar `value`."""
     element_type = _element_type(buffer)
     assert isinstance(element_type, AnyFloat)
@@ -233,9 +230,7 @@ def padded(
     if not window.needs_padding():
         return input_buffer
     shape = shape_of(input_buffer)
-    padded_type = MemRefType(
-        _element_type(input_buffer), [*shape[:2], *window.padded_shape()]
-    )
+    padded_type = MemRefType(_element_type(input_buffer), [*shape[:2], *window.padded_shape()])
     buffer = alloc(rewriter, padded_type)
     fill(rewriter, source, buffer, value)
     rank = len(shape)
@@ -279,10 +274,7 @@ def expand(
         result_types=[MemRefType(_element_type(buffer), list(shape))],
         properties={
             "reassociation": ArrayAttr(
-                [
-                    ArrayAttr([IntegerAttr(i, i64) for i in group])
-                    for group in reassociation
-                ]
+                [ArrayAttr([IntegerAttr(i, i64) for i in group]) for group in reassociation]
             ),
             "static_output_shape": DenseArrayBase.from_list(i64, list(shape)),
         },
@@ -329,14 +321,10 @@ class ConvOpLowering(RewritePattern):
         kernel = tuple(w_shape[2:])
         kernel_shape = op.attr("kernel_shape")
         if kernel_shape and tuple(kernel_shape) != kernel:
-            raise unsupported(
-                op, f"kernel_shape {kernel_shape} differs from W {w_shape}"
-            )
+            raise unsupported(op, f"kernel_shape {kernel_shape} differs from W {w_shape}")
         group = int(op.attr("group"))
         if group < 1 or c % group or m % group or w_shape[1] * group != c:
-            raise unsupported(
-                op, f"group {group} does not fit X {x_shape} and W {w_shape}"
-            )
+            raise unsupported(op, f"group {group} does not fit X {x_shape} and W {w_shape}")
         window = window_of(op, x_shape[2:], kernel, y_shape[2:])
 
         x = padded(rewriter, op, buffer_of(rewriter, x_value), window, 0.0)
@@ -346,9 +334,7 @@ class ConvOpLowering(RewritePattern):
             fill(rewriter, op, y, 0.0)
         else:
             if shape_of(b_value) != (m,):
-                raise unsupported(
-                    op, f"B of shape {list(shape_of(b_value))} is not [M={m}]"
-                )
+                raise unsupported(op, f"B of shape {list(shape_of(b_value))} is not [M={m}]")
             bias = buffer_of(rewriter, b_value)
             y_rank = len(y_shape)
             generic(
@@ -463,9 +449,7 @@ def _pool_window(op: onnx.OnnxOp) -> Window:
     _spatial(op, x_shape, "X")
     kernel_shape = op.attr("kernel_shape")
     if not kernel_shape or len(kernel_shape) != len(x_shape) - 2:
-        raise unsupported(
-            op, f"kernel_shape {kernel_shape} does not fit X {list(x_shape)}"
-        )
+        raise unsupported(op, f"kernel_shape {kernel_shape} does not fit X {list(x_shape)}")
     ceil_mode = bool(op.attr("ceil_mode"))
     return window_of(op, x_shape[2:], kernel_shape, y_shape[2:], ceil_mode)
 
@@ -500,9 +484,7 @@ def average_divisors(window: Window, count_include_pad: bool) -> np.ndarray:
     per_dim: list[np.ndarray] = []
     for dim in range(window.rank):
         low = -window.pads_begin[dim] if count_include_pad else 0
-        high = window.input_shape[dim] + (
-            window.pads_end[dim] if count_include_pad else 0
-        )
+        high = window.input_shape[dim] + (window.pads_end[dim] if count_include_pad else 0)
         per_dim.append(
             np.array(
                 [
@@ -547,9 +529,7 @@ def _divide(
         )
         return
     counts = weight(rewriter, op, divisors, element_type, "divisor")
-    spatial_map = AffineMap(
-        y_rank, 0, tuple(AffineDimExpr(i) for i in range(2, y_rank))
-    )
+    spatial_map = AffineMap(y_rank, 0, tuple(AffineDimExpr(i) for i in range(2, y_rank)))
     generic(
         rewriter,
         op,
@@ -572,9 +552,7 @@ class AveragePoolOpLowering(RewritePattern):
     types."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self, op: onnx.AveragePoolOp, rewriter: PatternRewriter
-    ) -> None:  # type: ignore[name-defined]
+    def match_and_rewrite(self, op: onnx.AveragePoolOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
         _check_float(op, op.operands[0])
         window = _pool_window(op)
         divisors = average_divisors(window, bool(op.attr("count_include_pad")))
@@ -655,9 +633,7 @@ class BatchNormalizationOpLowering(RewritePattern):
         if len(x_shape) < 2:
             raise unsupported(op, f"X must be [N, C, ...], got {list(x_shape)}")
         rank = len(x_shape)
-        for value, name in zip(
-            op.operands[1:], ("scale", "B", "mean", "var"), strict=True
-        ):
+        for value, name in zip(op.operands[1:], ("scale", "B", "mean", "var"), strict=True):
             if shape_of(value) != (x_shape[1],):
                 raise unsupported(
                     op,

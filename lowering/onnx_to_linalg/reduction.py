@@ -52,9 +52,7 @@ def _float_element(op: onnx.OnnxOp) -> Attribute:
     return element
 
 
-def _fill(
-    rewriter: PatternRewriter, op: onnx.OnnxOp, buffer: SSAValue, value: float
-) -> None:
+def _fill(rewriter: PatternRewriter, op: onnx.OnnxOp, buffer: SSAValue, value: float) -> None:
     """Fill `buffer` with the float `value` (`linalg.fill`)."""
     assert isinstance(buffer.type, MemRefType)
     element = buffer.type.get_element_type()
@@ -98,9 +96,7 @@ class ReduceMeanOpLowering(RewritePattern):
     a copy. Axes given at run time are rejected."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self, op: onnx.ReduceMeanOp, rewriter: PatternRewriter
-    ) -> None:  # type: ignore[name-defined]
+    def match_and_rewrite(self, op: onnx.ReduceMeanOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
         _float_element(op)
         data, axes_input = op.operands
         shape = shape_of(data)

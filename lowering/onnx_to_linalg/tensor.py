@@ -170,8 +170,7 @@ def _check_shape(op: onnx.OnnxOp, computed: Sequence[int]) -> list[int]:
     if list(computed) != expected:
         raise unsupported(
             op,
-            f"computed output shape {list(computed)} differs from the inferred "
-            f"shape {expected}",
+            f"computed output shape {list(computed)} differs from the inferred shape {expected}",
         )
     return expected
 
@@ -182,9 +181,7 @@ def _replace(rewriter: PatternRewriter, op: onnx.OnnxOp, buffer: SSAValue) -> No
     replace_with_buffers(rewriter, op, [buffer])
 
 
-def _replace_with_view(
-    rewriter: PatternRewriter, op: onnx.OnnxOp, shape: Sequence[int]
-) -> None:
+def _replace_with_view(rewriter: PatternRewriter, op: onnx.OnnxOp, shape: Sequence[int]) -> None:
     buffer = buffer_of(rewriter, op.operands[0])
     _replace(rewriter, op, view(rewriter, op, buffer, shape))
 
@@ -260,9 +257,7 @@ class ReshapeOpLowering(RewritePattern):
         if shape is not None:
             in_shape = shape_of(op.operands[0])
             allowzero = op.attr("allowzero")
-            target = _check_shape(
-                op, reshape_target(op, in_shape, shape.tolist(), allowzero)
-            )
+            target = _check_shape(op, reshape_target(op, in_shape, shape.tolist(), allowzero))
         _replace_with_view(rewriter, op, target)
 
 
@@ -294,9 +289,7 @@ class SqueezeOpLowering(RewritePattern):
             squeezed = _axes(op, axes, len(in_shape))
             if any(in_shape[a] != 1 for a in squeezed):
                 raise unsupported(op, f"cannot squeeze axes {squeezed} of {in_shape}")
-            target = _check_shape(
-                op, [s for a, s in enumerate(in_shape) if a not in squeezed]
-            )
+            target = _check_shape(op, [s for a, s in enumerate(in_shape) if a not in squeezed])
         _replace_with_view(rewriter, op, target)
 
 
@@ -409,9 +402,7 @@ class ConcatOpLowering(RewritePattern):
                 write = AffineMap(
                     rank,
                     0,
-                    tuple(
-                        shifted if d == axis else AffineDimExpr(d) for d in range(rank)
-                    ),
+                    tuple(shifted if d == axis else AffineDimExpr(d) for d in range(rank)),
                 )
                 generic(
                     rewriter,
@@ -495,8 +486,7 @@ class SliceOpLowering(RewritePattern):
                 rank,
                 0,
                 tuple(
-                    _partial(e) if in_shape[d] != out_shape[d] else e
-                    for d, e in enumerate(reads)
+                    _partial(e) if in_shape[d] != out_shape[d] else e for d, e in enumerate(reads)
                 ),
             )
             generic(
@@ -533,9 +523,7 @@ class GatherOpLowering(RewritePattern):
         axis = normalize_axis(op, op.attr("axis"), rank)
         index_shape = shape_of(indices_value)
         q = len(index_shape)
-        out_shape = _check_shape(
-            op, [*in_shape[:axis], *index_shape, *in_shape[axis + 1 :]]
-        )
+        out_shape = _check_shape(op, [*in_shape[:axis], *index_shape, *in_shape[axis + 1 :]])
         out_rank = len(out_shape)
         dim = in_shape[axis]
         buffer = buffer_of(rewriter, data)
@@ -574,9 +562,7 @@ class GatherOpLowering(RewritePattern):
                 _replace(rewriter, op, output)
                 return
         index_buffer = buffer_of(rewriter, indices_value)
-        index_map = AffineMap(
-            out_rank, 0, tuple(AffineDimExpr(axis + k) for k in range(q))
-        )
+        index_map = AffineMap(out_rank, 0, tuple(AffineDimExpr(axis + k) for k in range(q)))
 
         def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
             position = b.insert(arith.IndexCastOp(args[0], IndexType())).result

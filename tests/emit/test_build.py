@@ -15,8 +15,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from onnxc.emit.build import BuildError, CompiledC, build_extension  # noqa: E402
-from onnxc.emit.c_printer import print_c  # noqa: E402
 from test_c_printer import (  # noqa: E402
     AFFINE_DIV,
     CONV,
@@ -27,6 +25,9 @@ from test_c_printer import (  # noqa: E402
     REDUCTION,
     parse,
 )
+
+from onnxc.emit.build import BuildError, CompiledC, build_extension  # noqa: E402
+from onnxc.emit.c_printer import print_c  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

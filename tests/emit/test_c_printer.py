@@ -9,12 +9,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from onnxc.emit.c_printer import CEmitError, float_literal, print_c, sanitize
-from onnxc.runtime_c import runtime_dir, runtime_files
 from xdsl.context import Context
 from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType, f64
 from xdsl.parser import Parser
+
+from onnxc.emit.c_printer import CEmitError, float_literal, print_c, sanitize
+from onnxc.runtime_c import runtime_dir, runtime_files
 
 WARN = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"]
 
@@ -286,9 +287,7 @@ def test_clang_warning_free(tmp_path: Path, key: str) -> None:
 @pytest.mark.parametrize("key", sorted(MODULES))
 def test_arm_none_eabi_warning_free(tmp_path: Path, key: str) -> None:
     if shutil.which("arm-none-eabi-gcc") is None:
-        pytest.skip(
-            "arm-none-eabi-gcc not installed (apt-get install gcc-arm-none-eabi)"
-        )
+        pytest.skip("arm-none-eabi-gcc not installed (apt-get install gcc-arm-none-eabi)")
     flags = ["-Os", "-mcpu=cortex-m4", "-mthumb"]
     compile_c("arm-none-eabi-gcc", flags, write_model(tmp_path, MODULES[key]))
 

@@ -39,16 +39,11 @@ def one_node_model(
     graph = helper.make_graph(
         [node],
         "test",
-        [
-            helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
-            for n, s in inputs.items()
-        ],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs.items()],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, output_shape)],
         initializer=[onnx.numpy_helper.from_array(v, n) for n, v in constants.items()],
     )
-    return helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8
-    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
 
 
 def compare(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
@@ -77,9 +72,7 @@ BINARY_SHAPES = [
 
 @pytest.mark.parametrize("a_shape,b_shape", BINARY_SHAPES)
 @pytest.mark.parametrize("op_type", ["Add", "Sub", "Mul", "Div", "Max", "Min"])
-def test_binary_broadcast(
-    op_type: str, a_shape: tuple[int, ...], b_shape: tuple[int, ...]
-) -> None:
+def test_binary_broadcast(op_type: str, a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> None:
     out = np.broadcast_shapes(a_shape, b_shape)
     model = one_node_model(op_type, {"a": a_shape, "b": b_shape}, out)
     compare(model, {"a": random(a_shape), "b": random(b_shape, positive=True)})
@@ -87,9 +80,7 @@ def test_binary_broadcast(
 
 @pytest.mark.parametrize("op_type", ["Add", "Sub", "Mul", "Div", "Pow", "Max"])
 def test_scalar_constant_operand(op_type: str) -> None:
-    model = one_node_model(
-        op_type, {"a": (2, 3)}, (2, 3), {"b": np.array(1.5, np.float32)}
-    )
+    model = one_node_model(op_type, {"a": (2, 3)}, (2, 3), {"b": np.array(1.5, np.float32)})
     compare(model, {"a": random((2, 3), positive=True)})
 
 
@@ -99,9 +90,7 @@ def test_pow() -> None:
 
 
 def test_pow_integer_exponent_constant() -> None:
-    model = one_node_model(
-        "Pow", {"a": (2, 3)}, (2, 3), {"e": np.array([2, 3, 0], np.int64)}
-    )
+    model = one_node_model("Pow", {"a": (2, 3)}, (2, 3), {"e": np.array([2, 3, 0], np.int64)})
     compare(model, {"a": random((2, 3))})
 
 
@@ -158,14 +147,10 @@ CLIPS: list[tuple[str, list[str], dict[str, np.ndarray]]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    "node_inputs,constants", [c[1:] for c in CLIPS], ids=[c[0] for c in CLIPS]
-)
+@pytest.mark.parametrize("node_inputs,constants", [c[1:] for c in CLIPS], ids=[c[0] for c in CLIPS])
 def test_clip(node_inputs: list[str], constants: dict[str, np.ndarray]) -> None:
     constants = {n: np.asarray(v) for n, v in constants.items()}
-    model = one_node_model(
-        "Clip", {"x": (3, 4)}, (3, 4), constants, node_inputs=node_inputs
-    )
+    model = one_node_model("Clip", {"x": (3, 4)}, (3, 4), constants, node_inputs=node_inputs)
     compare(model, {"x": random((3, 4))})
 
 
@@ -183,8 +168,6 @@ def test_integer_tensors_are_rejected() -> None:
         [helper.make_tensor_value_info("x", TensorProto.INT32, (3,))],
         [helper.make_tensor_value_info("y", TensorProto.INT32, (3,))],
     )
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8
-    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
     with pytest.raises(OnnxcError, match="node 'neg' \\(Neg\\): only float tensors"):
         onnxc.compile(model)

@@ -51,17 +51,13 @@ GEMMS: list[tuple[str, tuple[int, ...] | None, dict[str, Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    "c_shape,attributes", [g[1:] for g in GEMMS], ids=[g[0] for g in GEMMS]
-)
+@pytest.mark.parametrize("c_shape,attributes", [g[1:] for g in GEMMS], ids=[g[0] for g in GEMMS])
 def test_gemm(c_shape: tuple[int, ...] | None, attributes: dict[str, Any]) -> None:
     m, k, n = 3, 4, 5
     a_shape = (k, m) if attributes.get("transA") else (m, k)
     b_shape = (n, k) if attributes.get("transB") else (k, n)
     constants = {} if c_shape is None else {"c": random(c_shape)}
-    model = one_node_model(
-        "Gemm", {"a": a_shape, "b": b_shape}, (m, n), constants, **attributes
-    )
+    model = one_node_model("Gemm", {"a": a_shape, "b": b_shape}, (m, n), constants, **attributes)
     compare(model, {"a": random(a_shape), "b": random(b_shape)})
 
 

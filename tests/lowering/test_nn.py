@@ -30,9 +30,7 @@ def _model(
 ) -> onnx.ModelProto:
     graph_inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)]
     for name, shape in (extra_inputs or {}).items():
-        graph_inputs.append(
-            helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
-        )
+        graph_inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, shape))
     node = helper.make_node(op_type, inputs, list(outputs), name="node", **attributes)
     graph = helper.make_graph(
         [node],
@@ -52,9 +50,7 @@ def _check(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
     ).run(None, feeds)
     # The graph output is declared without a shape; onnxruntime's is the reference.
     for output, value in zip(model.graph.output, expected, strict=True):
-        output.CopyFrom(
-            helper.make_tensor_value_info(output.name, TensorProto.FLOAT, value.shape)
-        )
+        output.CopyFrom(helper.make_tensor_value_info(output.name, TensorProto.FLOAT, value.shape))
     actual = list(onnxc.compile(model).run(feeds).values())
     assert len(actual) == len(expected)
     for got, want in zip(actual, expected, strict=True):
@@ -324,11 +320,7 @@ def test_batch_normalization_runtime_parameters() -> None:
 def test_max_pool_indices_rejected() -> None:
     x_shape = (1, 1, 4, 4)
     graph = helper.make_graph(
-        [
-            helper.make_node(
-                "MaxPool", ["x"], ["y", "i"], name="pool", kernel_shape=[2, 2]
-            )
-        ],
+        [helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool", kernel_shape=[2, 2])],
         "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
         [
@@ -363,9 +355,7 @@ def test_batch_normalization_shared_parameter() -> None:
     x_shape = (1, 3, 2, 2)
     params = _batchnorm_params(3)
     del params["mean"]
-    model = _model(
-        "BatchNormalization", x_shape, params, ["x", "scale", "bias", "bias", "var"]
-    )
+    model = _model("BatchNormalization", x_shape, params, ["x", "scale", "bias", "bias", "var"])
     _check(model, {"x": _random(x_shape)})
 
 

@@ -41,18 +41,11 @@ def model(
     graph = helper.make_graph(
         nodes,
         "test",
-        [
-            helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
-            for n, s in inputs.items()
-        ],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs.items()],
         [helper.make_tensor_value_info(n, t, s) for n, (s, t) in outputs.items()],
-        initializer=[
-            numpy_helper.from_array(v, n) for n, v in (initializers or {}).items()
-        ],
+        initializer=[numpy_helper.from_array(v, n) for n, v in (initializers or {}).items()],
     )
-    return helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8
-    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
 
 
 def onnx_ops(module: ModuleOp) -> list[str]:
@@ -99,9 +92,7 @@ def test_pytorch_flatten_chain_folds_to_a_constant_shape() -> None:
     reshape = next(o for o in module.walk() if isinstance(o, onnx_dialect.ReshapeOp))  # type: ignore[attr-defined]
     shape_op = reshape.operands[1].owner
     assert shape_op.attributes["onnx_node_name"] == StringAttr("cat")
-    np.testing.assert_array_equal(
-        elements_to_numpy(shape_op.properties["value"]), [2, -1]
-    )
+    np.testing.assert_array_equal(elements_to_numpy(shape_op.properties["value"]), [2, -1])
 
 
 @pytest.mark.parametrize(

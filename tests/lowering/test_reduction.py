@@ -53,16 +53,12 @@ def test_reduce_mean(
     axes: list[int] | None, attributes: dict[str, Any], out_shape: tuple[int, ...]
 ) -> None:
     constants = {} if axes is None else {"axes": np.array(axes, np.int64)}
-    model = one_node_model(
-        "ReduceMean", {"x": (2, 3, 4)}, out_shape, constants, **attributes
-    )
+    model = one_node_model("ReduceMean", {"x": (2, 3, 4)}, out_shape, constants, **attributes)
     compare(model, {"x": random((2, 3, 4))})
 
 
 def test_reduce_mean_opset_17_axes_attribute() -> None:
-    model = one_node_model(
-        "ReduceMean", {"x": (2, 3, 4)}, (2, 4), opset=17, axes=[1], keepdims=0
-    )
+    model = one_node_model("ReduceMean", {"x": (2, 3, 4)}, (2, 4), opset=17, axes=[1], keepdims=0)
     compare(model, {"x": random((2, 3, 4))})
 
 

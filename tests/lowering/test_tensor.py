@@ -59,9 +59,7 @@ class Case:
             [node],
             "test",
             [
-                helper.make_tensor_value_info(
-                    n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape
-                )
+                helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
                 for n, v in self.inputs.items()
             ],
             [
@@ -71,9 +69,7 @@ class Case:
             ],
             initializer=[numpy_helper.from_array(v, n) for n, v in constants.items()],
         )
-        return helper.make_model(
-            graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8
-        )
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
 
 
 def compare(case: Case) -> None:
@@ -106,9 +102,7 @@ CASES: dict[str, Case] = {
     "reshape_flat": Case("Reshape", {"x": X}, {"s": i64(-1)}),
     "reshape_to_scalar": Case("Reshape", {"x": data(1, 1)}, {"s": i64()}),
     "reshape_from_scalar": Case("Reshape", {"x": data()}, {"s": i64(1, 1)}),
-    "reshape_allowzero": Case(
-        "Reshape", {"x": X}, {"s": i64(6, 4)}, attributes={"allowzero": 1}
-    ),
+    "reshape_allowzero": Case("Reshape", {"x": X}, {"s": i64(6, 4)}, attributes={"allowzero": 1}),
     # Squeeze / Unsqueeze
     "squeeze_axes": Case("Squeeze", {"x": data(1, 3, 1, 4)}, {"a": i64(-2)}),
     "squeeze_all": Case("Squeeze", {"x": data(1, 3, 1, 4)}),
@@ -118,24 +112,18 @@ CASES: dict[str, Case] = {
     # Transpose
     "transpose_default": Case("Transpose", {"x": X}),
     "transpose_perm": Case("Transpose", {"x": X}, attributes={"perm": [2, 0, 1]}),
-    "transpose_nhwc": Case(
-        "Transpose", {"x": data(1, 2, 3, 4)}, attributes={"perm": [0, 2, 3, 1]}
-    ),
+    "transpose_nhwc": Case("Transpose", {"x": data(1, 2, 3, 4)}, attributes={"perm": [0, 2, 3, 1]}),
     "transpose_int": Case(
         "Transpose", {"x": data(3, 4, dtype=np.int64)}, attributes={"perm": [1, 0]}
     ),
     # Concat
-    "concat_axis0": Case(
-        "Concat", {"a": data(2, 3), "b": data(1, 3)}, attributes={"axis": 0}
-    ),
+    "concat_axis0": Case("Concat", {"a": data(2, 3), "b": data(1, 3)}, attributes={"axis": 0}),
     "concat_three_negative": Case(
         "Concat",
         {"a": data(2, 3, 2), "b": data(2, 1, 2), "c": data(2, 2, 2)},
         attributes={"axis": -2},
     ),
-    "concat_last": Case(
-        "Concat", {"a": data(2, 3), "b": data(2, 2)}, attributes={"axis": 1}
-    ),
+    "concat_last": Case("Concat", {"a": data(2, 3), "b": data(2, 2)}, attributes={"axis": 1}),
     # Slice
     "slice_basic": Case("Slice", {"x": data(5, 6)}, {"s": i64(1, 2), "e": i64(4, 5)}),
     "slice_prefix": Case("Slice", {"x": data(5, 6)}, {"s": i64(0), "e": i64(3)}),
@@ -166,9 +154,7 @@ CASES: dict[str, Case] = {
     "gather_progression": Case(
         "Gather", {"x": data(6, 4)}, {"i": np.array([[4, 3], [2, -5]], np.int64)}
     ),
-    "gather_prefix": Case(
-        "Gather", {"x": data(6, 4)}, {"i": i64(0, 1, 2)}, attributes={"axis": 0}
-    ),
+    "gather_prefix": Case("Gather", {"x": data(6, 4)}, {"i": i64(0, 1, 2)}, attributes={"axis": 0}),
     "gather_irregular_axis1": Case(
         "Gather", {"x": data(3, 5, 2)}, {"i": i64(4, 0, -2, 4)}, attributes={"axis": 1}
     ),
@@ -183,14 +169,10 @@ CASES: dict[str, Case] = {
         {"x": data(5, 3), "i": np.array([[4, -1], [0, 2]], np.int32)},
     ),
     "gather_to_scalar": Case("Gather", {"x": data(5)}, {"i": np.array(2, np.int64)}),
-    "gather_runtime_scalar_index": Case(
-        "Gather", {"x": data(5), "i": np.array(-2, np.int64)}
-    ),
+    "gather_runtime_scalar_index": Case("Gather", {"x": data(5), "i": np.array(-2, np.int64)}),
     # Identities and scalars
     "concat_single": Case("Concat", {"a": data(2, 3)}, attributes={"axis": 1}),
-    "transpose_identity": Case(
-        "Transpose", {"x": data(2, 3)}, attributes={"perm": [0, 1]}
-    ),
+    "transpose_identity": Case("Transpose", {"x": data(2, 3)}, attributes={"perm": [0, 1]}),
     "cast_scalar": Case("Cast", {"x": data()}, attributes={"to": 6}),
     # Cast
     "cast_float_to_int32": Case(
@@ -212,27 +194,17 @@ CASES: dict[str, Case] = {
     "cast_float_to_double": Case(
         "Cast", {"x": data(2, 3)}, attributes={"to": onnx.TensorProto.DOUBLE}
     ),
-    "cast_double_to_float": Case(
-        "Cast", {"x": data(2, 3, dtype=np.float64)}, attributes={"to": 1}
-    ),
-    "cast_int64_to_float": Case(
-        "Cast", {"x": data(2, 3, dtype=np.int64)}, attributes={"to": 1}
-    ),
+    "cast_double_to_float": Case("Cast", {"x": data(2, 3, dtype=np.float64)}, attributes={"to": 1}),
+    "cast_int64_to_float": Case("Cast", {"x": data(2, 3, dtype=np.int64)}, attributes={"to": 1}),
     "cast_uint8_to_float": Case(
         "Cast", {"x": np.array([0, 7, 200, 255], np.uint8)}, attributes={"to": 1}
     ),
     "cast_bool_to_float": Case(
         "Cast", {"x": np.array([True, False, True], np.bool_)}, attributes={"to": 1}
     ),
-    "cast_int32_to_int64": Case(
-        "Cast", {"x": data(2, 3, dtype=np.int32)}, attributes={"to": 7}
-    ),
-    "cast_int64_to_int32": Case(
-        "Cast", {"x": data(2, 3, dtype=np.int64)}, attributes={"to": 6}
-    ),
-    "cast_int32_to_bool": Case(
-        "Cast", {"x": np.array([0, 3, -1], np.int32)}, attributes={"to": 9}
-    ),
+    "cast_int32_to_int64": Case("Cast", {"x": data(2, 3, dtype=np.int32)}, attributes={"to": 7}),
+    "cast_int64_to_int32": Case("Cast", {"x": data(2, 3, dtype=np.int64)}, attributes={"to": 6}),
+    "cast_int32_to_bool": Case("Cast", {"x": np.array([0, 3, -1], np.int32)}, attributes={"to": 9}),
     "cast_bool_to_int32": Case(
         "Cast", {"x": np.array([True, False], np.bool_)}, attributes={"to": 6}
     ),
@@ -283,9 +255,7 @@ def test_flatten_reshape_chain() -> None:
             numpy_helper.from_array(i64(-1), "minus_one"),
         ],
     )
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8
-    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
     got = onnxc.compile(model).run({"x": x})["y"]
     np.testing.assert_array_equal(got, x.transpose(0, 2, 1).reshape(2, -1))
 
