@@ -312,3 +312,19 @@ def weight(
     )
     rewriter.insert(global_op, InsertPoint.at_start(module.body.block))
     return rewriter.insert(memref.GetGlobalOp(name, buffer_type)).memref
+
+
+def float_element(op: onnx.OnnxOp) -> Attribute:
+    """The float element type of `op`'s first result; unsupported otherwise."""
+    element = tensor_type(op.results[0]).get_element_type()
+    if not isinstance(element, AnyFloat):
+        raise unsupported(op, f"only float tensors are supported, not {element}")
+    return element
+
+
+def fill(rewriter: PatternRewriter, source: Operation, buffer: SSAValue, value: float) -> None:
+    """Fill `buffer` with the float `value` (`linalg.fill`)."""
+    element = memref_type(buffer.type).get_element_type()
+    assert isinstance(element, AnyFloat)
+    constant = rewriter.insert(arith.ConstantOp(FloatAttr(float(value), element)))
+    insert(rewriter, linalg_ops.FillOp((constant.result,), (buffer,), ()), source)

@@ -11,9 +11,7 @@ from collections.abc import Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, MemRefType
-from xdsl.dialects.linalg import ops as linalg_ops
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -29,33 +27,16 @@ from onnxc.lowering.onnx_to_linalg.common import (
     alloc,
     broadcast_map,
     buffer_of,
+    fill,
     float_constant,
+    float_element,
     generic,
     identity_map,
-    insert,
     is_none,
     replace_with_buffers,
     shape_of,
-    tensor_type,
     unsupported,
 )
-
-
-def _float_element(op: onnx.OnnxOp) -> Attribute:
-    element = tensor_type(op.results[0]).get_element_type()
-    if not isinstance(element, AnyFloat):
-        raise unsupported(op, f"only float tensors are supported, not {element}")
-    return element
-
-
-def _fill(rewriter: PatternRewriter, op: onnx.OnnxOp, buffer: SSAValue, value: float) -> None:
-    """Fill `buffer` with the float `value` (`linalg.fill`)."""
-    assert isinstance(buffer.type, MemRefType)
-    element = buffer.type.get_element_type()
-    assert isinstance(element, AnyFloat)
-    constant = arith.ConstantOp(FloatAttr(value, element))
-    rewriter.insert(constant)
-    insert(rewriter, linalg_ops.FillOp((constant.result,), (buffer,), ()), op)
 
 
 def _multiply_add(alpha: float = 1.0) -> BodyBuilder:
@@ -82,7 +63,7 @@ class MatMulOpLowering(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: onnx.MatMulOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
-        _float_element(op)
+        float_element(op)
         a, b = op.operands
         a_shape, b_shape = shape_of(a), shape_of(b)
         if not a_shape or not b_shape:
@@ -107,7 +88,7 @@ class MatMulOpLowering(RewritePattern):
         out_map = AffineMap(loops, 0, identity_map(loops - 1).results)
         buffers = [buffer_of(rewriter, a), buffer_of(rewriter, b)]
         output = alloc(rewriter, result_type)
-        _fill(rewriter, op, output, 0.0)
+        fill(rewriter, op, output, 0.0)
         generic(
             rewriter,
             op,
@@ -129,7 +110,7 @@ class GemmOpLowering(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: onnx.GemmOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
-        _float_element(op)
+        float_element(op)
         a, b, c = op.operands
         if len(shape_of(a)) != 2 or len(shape_of(b)) != 2:
             raise unsupported(op, "A and B must be 2-D")
@@ -143,7 +124,7 @@ class GemmOpLowering(RewritePattern):
         buffers = [buffer_of(rewriter, a), buffer_of(rewriter, b)]
         output = alloc(rewriter, result_type)
         if is_none(c) or beta == 0.0:
-            _fill(rewriter, op, output, 0.0)
+            fill(rewriter, op, output, 0.0)
         else:
             c_buffer = buffer_of(rewriter, c)
 

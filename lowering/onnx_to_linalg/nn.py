@@ -25,12 +25,10 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
     DenseArrayBase,
-    FloatAttr,
     IntegerAttr,
     MemRefType,
     i64,
 )
-from xdsl.dialects.linalg.ops import FillOp
 from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -53,6 +51,7 @@ from onnxc.lowering.onnx_to_linalg.common import (
     alloc,
     buffer_of,
     constant_value,
+    fill,
     float_constant,
     generic,
     identity_map,
@@ -203,18 +202,6 @@ def _element_type(value: SSAValue) -> Attribute:
     value_type = value.type
     assert isinstance(value_type, MemRefType)
     return value_type.get_element_type()
-
-
-def fill(rewriter: PatternRewriter, source: onnx.OnnxOp, buffer: SSAValue, value: float) -> None:
-    """`linalg.fill` of `buffer` with the scalar `value`."""
-    element_type = _element_type(buffer)
-    assert isinstance(element_type, AnyFloat)
-    scalar = insert(
-        rewriter,
-        arith.ConstantOp(FloatAttr(float(value), element_type)),
-        source,
-    )
-    insert(rewriter, FillOp([scalar.results[0]], [buffer], res=[]), source)
 
 
 def padded(

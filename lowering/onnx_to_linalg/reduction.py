@@ -13,10 +13,9 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, MemRefType, TensorType
-from xdsl.dialects.linalg import ops as linalg_ops
+from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -31,35 +30,18 @@ from onnxc.lowering.onnx_to_linalg.common import (
     BodyBuilder,
     alloc,
     buffer_of,
+    fill,
     float_constant,
+    float_element,
     generic,
     identity_map,
-    insert,
     is_none,
     normalize_axis,
     replace_with_buffers,
     required_constant,
     shape_of,
-    tensor_type,
     unsupported,
 )
-
-
-def _float_element(op: onnx.OnnxOp) -> Attribute:
-    element = tensor_type(op.results[0]).get_element_type()
-    if not isinstance(element, AnyFloat):
-        raise unsupported(op, f"only float tensors are supported, not {element}")
-    return element
-
-
-def _fill(rewriter: PatternRewriter, op: onnx.OnnxOp, buffer: SSAValue, value: float) -> None:
-    """Fill `buffer` with the float `value` (`linalg.fill`)."""
-    assert isinstance(buffer.type, MemRefType)
-    element = buffer.type.get_element_type()
-    assert isinstance(element, AnyFloat)
-    constant = arith.ConstantOp(FloatAttr(value, element))
-    rewriter.insert(constant)
-    insert(rewriter, linalg_ops.FillOp((constant.result,), (buffer,), ()), op)
 
 
 def _reduced_map(rank: int, axes: set[int], keepdims: bool) -> AffineMap:
@@ -97,7 +79,7 @@ class ReduceMeanOpLowering(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: onnx.ReduceMeanOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
-        _float_element(op)
+        float_element(op)
         data, axes_input = op.operands
         shape = shape_of(data)
         rank = len(shape)
@@ -114,7 +96,7 @@ class ReduceMeanOpLowering(RewritePattern):
         keepdims = bool(op.attr("keepdims"))
         input_buffer = buffer_of(rewriter, data)
         output = alloc(rewriter, op.results[0].type)
-        _fill(rewriter, op, output, 0.0)
+        fill(rewriter, op, output, 0.0)
         generic(
             rewriter,
             op,
@@ -152,7 +134,7 @@ class SoftmaxOpLowering(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: onnx.SoftmaxOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
-        element = _float_element(op)
+        element = float_element(op)
         data = op.operands[0]
         shape = shape_of(data)
         rank = len(shape)
@@ -169,7 +151,7 @@ class SoftmaxOpLowering(RewritePattern):
         input_buffer = buffer_of(rewriter, data)
         output = alloc(rewriter, op.results[0].type)
         maximum = alloc(rewriter, reduced_type)
-        _fill(rewriter, op, maximum, float("-inf"))
+        fill(rewriter, op, maximum, float("-inf"))
         generic(
             rewriter,
             op,
@@ -194,7 +176,7 @@ class SoftmaxOpLowering(RewritePattern):
             shifted_exp,
         )
         total = alloc(rewriter, reduced_type)
-        _fill(rewriter, op, total, 0.0)
+        fill(rewriter, op, total, 0.0)
         generic(
             rewriter,
             op,
