@@ -34,14 +34,6 @@ from onnxc.runtime_c import runtime_dir, runtime_files
 __all__ = ["BuildError", "CompiledC", "build_extension", "cache_dir"]
 
 DEFAULT_CFLAGS = ("-O3", "-std=c99", "-ffp-contract=off")
-CDEF_STRUCT = """
-typedef struct {
-  const char *name;
-  int32_t dtype;
-  int32_t rank;
-  const int32_t *shape;
-} onnxc_tensor_info;
-"""
 NUMPY_OF_C = {
     "float": np.float32,
     "double": np.float64,
@@ -79,9 +71,19 @@ def _compiler_id() -> str:
     return f"{cc}\n{out.splitlines()[0] if out else ''}"
 
 
+@functools.cache
+def _tensor_info_typedef() -> str:
+    """The `onnxc_tensor_info` typedef, read from the runtime header itself so
+    that cffi's view of the record cannot drift from the C one."""
+    header = (runtime_dir() / "onnxc_runtime.h").read_text()
+    match = re.search(r"typedef struct \{[^}]*\} onnxc_tensor_info;", header)
+    assert match is not None, "onnxc_runtime.h lost its onnxc_tensor_info typedef"
+    return match.group(0)
+
+
 def make_cdef(header_source: str, name: str) -> str:
     """The cffi declarations of a generated header: prototypes, sizes, tables."""
-    lines = [CDEF_STRUCT]
+    lines = [_tensor_info_typedef()]
     for m in re.finditer(
         rf"^#define ({name}_(?:WORKSPACE_SIZE|NUM_INPUTS|NUM_OUTPUTS)) (\d+)$",
         header_source,

@@ -195,6 +195,27 @@ def generic(
     return op
 
 
+def copy(
+    rewriter: PatternRewriter,
+    source: Operation,
+    input_buffer: SSAValue,
+    output_buffer: SSAValue,
+    read: AffineMap,
+    write: AffineMap,
+) -> linalg_ops.GenericOp:
+    """Copy elements of `input_buffer` into `output_buffer`: loop point `p` reads
+    `read(p)` and writes `write(p)` (a transpose, a slice, a concat piece)."""
+    return generic(
+        rewriter,
+        source,
+        [input_buffer],
+        [output_buffer],
+        [read, write],
+        [PARALLEL] * read.num_dims,
+        lambda _, args: args[0],
+    )
+
+
 def _element_type(value: SSAValue) -> Attribute:
     value_type = value.type
     if isinstance(value_type, MemRefType | TensorType):

@@ -48,6 +48,7 @@ from onnxc.lowering.onnx_to_linalg.common import (
     alloc,
     buffer_of,
     constant_value,
+    copy,
     elementwise,
     generic,
     identity_map,
@@ -321,10 +322,6 @@ class UnsqueezeOpLowering(RewritePattern):
 # --- copies ----------------------------------------------------------------------
 
 
-def _copy_body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-    return args[0]
-
-
 def _partial(expr: AffineExpr) -> AffineExpr:
     """`expr`, spelled `dN + 0` if it is a bare `dN`: a bare dim result must span
     its operand's whole dimension, and this one covers only part of it."""
@@ -358,15 +355,7 @@ class TransposeOpLowering(RewritePattern):
         # Output axis i reads input axis perm[i]: input axis j is loop dim inv[j].
         inverse = [perm.index(j) for j in range(rank)]
         read = AffineMap(rank, 0, tuple(AffineDimExpr(inverse[j]) for j in range(rank)))
-        generic(
-            rewriter,
-            op,
-            [buffer],
-            [output],
-            [read, identity_map(rank)],
-            [PARALLEL] * rank,
-            _copy_body,
-        )
+        copy(rewriter, op, buffer, output, read, identity_map(rank))
         _replace(rewriter, op, output)
 
 
@@ -404,15 +393,7 @@ class ConcatOpLowering(RewritePattern):
                     0,
                     tuple(shifted if d == axis else AffineDimExpr(d) for d in range(rank)),
                 )
-                generic(
-                    rewriter,
-                    op,
-                    [buffer],
-                    [output],
-                    [identity_map(rank), write],
-                    [PARALLEL] * rank,
-                    _copy_body,
-                )
+                copy(rewriter, op, buffer, output, identity_map(rank), write)
             offset += shape[axis]
         if offset != out_shape[axis]:
             raise unsupported(op, "the inputs do not add up to the output")
@@ -489,15 +470,7 @@ class SliceOpLowering(RewritePattern):
                     _partial(e) if in_shape[d] != out_shape[d] else e for d, e in enumerate(reads)
                 ),
             )
-            generic(
-                rewriter,
-                op,
-                [buffer],
-                [output],
-                [read, identity_map(rank)],
-                [PARALLEL] * rank,
-                _copy_body,
-            )
+            copy(rewriter, op, buffer, output, read, identity_map(rank))
         _replace(rewriter, op, output)
 
 
@@ -550,14 +523,13 @@ class GatherOpLowering(RewritePattern):
                 results = [AffineDimExpr(d) for d in range(axis)]
                 results.append(index if flat.size == dim else _partial(index))
                 results += [AffineDimExpr(d) for d in range(axis + q, out_rank)]
-                generic(
+                copy(
                     rewriter,
                     op,
-                    [buffer],
-                    [output],
-                    [AffineMap(out_rank, 0, tuple(results)), identity_map(out_rank)],
-                    [PARALLEL] * out_rank,
-                    _copy_body,
+                    buffer,
+                    output,
+                    AffineMap(out_rank, 0, tuple(results)),
+                    identity_map(out_rank),
                 )
                 _replace(rewriter, op, output)
                 return
