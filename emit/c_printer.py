@@ -53,9 +53,10 @@ from xdsl.ir.affine import (
 
 from onnxc.emit.header import CParam, param_list, print_header
 
-__all__ = ["CEmitError", "print_c", "ARENA_ALIGN"]
+__all__ = ["ARENA_ALIGN", "ARENA_ATTR", "CEmitError", "print_c", "print_c_files"]
 
 ARENA_ALIGN = 16  # must equal ONNXC_ARENA_ALIGN in onnxc_runtime.h
+ARENA_ATTR = "onnxc.arena"  # marks the alloc that is the whole planned arena
 VALUES_PER_LINE = 8
 
 # Scalar ops: op name -> C expression. {0}.. are operands, {t} the result C type,
@@ -512,6 +513,8 @@ class CPrinter:
         if op.name in ALIASES:
             self.names[op.results[0]] = self.expr(op.operands[0])
             return
+        if isinstance(op, memref.ViewOp):
+            return self.print_view(op)
         if op not in self.needed:
             return
         if isinstance(op, memref.AllocOp | memref.AllocaOp):
@@ -566,13 +569,29 @@ class CPrinter:
         return f"the C printer does not support {op.name} -> ({types}){node}"
 
     def print_alloc(self, value: SSAValue) -> None:
+        """An alloc is bump-allocated in the arena. A planned module (see the
+        plan-memory pass) has one alloc, of bytes, that is the whole arena."""
         t = _memref_type(value)
         size = _numel(t.get_shape()) * element_size(t.element_type)
-        offset = self.arena_size
-        self.arena_size += -(-size // ARENA_ALIGN) * ARENA_ALIGN
+        offset = -(-self.arena_size // ARENA_ALIGN) * ARENA_ALIGN
+        self.arena_size = offset + size
+        if value.owner.attributes.get(ARENA_ATTR) is not None and offset == 0:
+            self.names[value] = "arena"
+            return
         ct = c_type(t.element_type)
         base = f"(arena + {offset})" if offset else "arena"
         name = self.local_name(value, "buf")
+        self.emit(f"{ct} *const {name} = ({ct} *){base};")
+
+    def print_view(self, op: memref.ViewOp) -> None:
+        """`memref.view %bytes[%shift][]`: a typed pointer into a byte buffer."""
+        if op.sizes:
+            raise CEmitError("memref.view with dynamic sizes is not supported")
+        t = _memref_type(op.result)
+        ct = c_type(t.element_type)
+        source, shift = self.expr(op.source), self.expr(op.byte_shift)
+        base = source if shift == "0" else f"({source} + {shift})"
+        name = self.local_name(op.result, "buf")
         self.emit(f"{ct} *const {name} = ({ct} *){base};")
 
     def print_copy(self, src: SSAValue, dst: SSAValue) -> None:
@@ -654,11 +673,16 @@ class CPrinter:
 
     # --- file-level parts ---------------------------------------------------------
 
-    def print_weights(self) -> list[str]:
+    def print_weights(self, separate: bool) -> tuple[list[str], list[str]]:
+        """Weight definitions, and (when `separate`) the `extern` declarations
+        NAME.c needs: separate weights get external linkage, prefixed NAME_."""
         out: list[str] = []
+        declarations: list[str] = []
+        storage = "" if separate else "static "
         for g in self.globals:
             sym = g.sym_name.data
-            name = self.global_names[sym] = self.namer.take(sym)
+            name = self.namer.take(f"{self.name}_{sym}" if separate else sym)
+            self.global_names[sym] = name
             t = g.type
             if not isinstance(t, MemRefType) or g.constant is None:
                 raise CEmitError(f"memref.global @{sym} must be a constant memref")
@@ -666,15 +690,17 @@ class CPrinter:
                 raise CEmitError(f"memref.global @{sym} has no dense initial value")
             values = _weight_values(g.initial_value, t)
             ct = c_type(t.element_type)
+            decl = f"const {ct} {name}[{max(1, len(values))}] ONNXC_WEIGHT_ATTRIBUTES"
+            declarations.append(f"extern {decl};")
             if values:
-                out.append(f"static const {ct} {name}[{len(values)}] = {{")
+                out.append(f"{storage}{decl} = {{")
                 for k in range(0, len(values), VALUES_PER_LINE):
                     out.append("  " + ", ".join(values[k : k + VALUES_PER_LINE]) + ",")
                 out.append("};")
             else:
-                out.append(f"static const {ct} {name}[1] = {{0}}; /* empty */")
+                out.append(f"{storage}{decl} = {{0}}; /* empty */")
             out.append("")
-        return out
+        return out, (declarations + [""] if separate and declarations else [])
 
     def print_tables(self) -> list[str]:
         out: list[str] = []
@@ -726,6 +752,8 @@ class CPrinter:
             *body,
             "}",
             "",
+            *self.print_invoke(),
+            "#ifndef ONNXC_NO_DEFAULT_ARENA",
             "/* The default arena, over-allocated so it can be aligned at run time. */",
             f"static onnxc_arena_unit {name}_arena[({name}_WORKSPACE_SIZE + "
             "ONNXC_ARENA_ALIGN + sizeof(onnxc_arena_unit) - 1) / "
@@ -739,9 +767,30 @@ class CPrinter:
             + ", ".join(["base"] + [p.c_name for p in params])
             + ");",
             "}",
+            "#endif /* ONNXC_NO_DEFAULT_ARENA */",
             "",
         ]
         return out
+
+    def print_invoke(self) -> list[str]:
+        """NAME_invoke: the same entry point with tensors passed as arrays of
+        pointers in NAME_inputs / NAME_outputs order, for generic drivers."""
+        ins = [p for p in self.params if p.is_input]
+        outs = [p for p in self.params if not p.is_input]
+        args = [f"(const {p.c_type} *)inputs[{k}]" for k, p in enumerate(ins)]
+        args += [f"({p.c_type} *)outputs[{k}]" for k, p in enumerate(outs)]
+        checks = (["inputs == NULL"] if ins else []) + (["outputs == NULL"] if outs else [])
+        unused = [f"  (void){v};" for v, ps in (("inputs", ins), ("outputs", outs)) if not ps]
+        guard = [f"  if ({' || '.join(checks)}) {{", "    return ONNXC_ERR_NULL_ARG;", "  }"]
+        return [
+            f"int {self.name}_invoke(void *workspace, const void *const *inputs, "
+            "void *const *outputs) {",
+            *(guard if checks else []),
+            *unused,
+            f"  return {self.name}_run_with_workspace(" + ", ".join(["workspace", *args]) + ");",
+            "}",
+            "",
+        ]
 
 
 def _binds_tighter(e: AffineExpr, parent: AffineBinaryOpKind, is_lhs: bool) -> bool:
@@ -808,24 +857,52 @@ def print_c(
     `version` defaults to `onnxc.__version__`. Raises `CEmitError` on IR outside the
     printer's contract (see the module docstring), naming the op and its ONNX node.
     """
+    files = print_c_files(module, name, options_comment=options_comment, version=version)
+    return files[f"{name}.c"], files[f"{name}.h"]
+
+
+def print_c_files(
+    module: ModuleOp,
+    name: str,
+    *,
+    options_comment: str = "",
+    version: str | None = None,
+    separate_weights: bool = False,
+) -> dict[str, str]:
+    """Print `module` as C files: file name -> text, `NAME.c` and `NAME.h`, and
+    with `separate_weights` also `NAME_weights.c` holding every weight array
+    (external `NAME_`-prefixed symbols), so large models can be built or placed
+    apart. Otherwise as `print_c`."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
         raise ValueError(f"model name {name!r} is not a C identifier")
     ver = _version(version)
     p = CPrinter(module, name)
-    weights = p.print_weights()
+    weights, declarations = p.print_weights(separate_weights)
     tables = p.print_tables()
     run = p.print_run()
-    c_lines = [
-        _banner(ver, options_comment, f"{name}.c:"),
+    includes = [
         f'#include "{name}.h"',
         "",
         "#include <math.h>",
         "#include <stddef.h>",
         "#include <stdint.h>",
         "",
-        *weights,
+    ]
+    c_lines = [
+        _banner(ver, options_comment, f"{name}.c:"),
+        *includes,
+        *(declarations if separate_weights else weights),
         *tables,
         *run,
     ]
-    header = print_header(name, p.params, p.arena_size, _banner(ver, options_comment, f"{name}.h:"))
-    return "\n".join(c_lines), header
+    banner = _banner(ver, options_comment, f"{name}.h:")
+    files = {
+        f"{name}.c": "\n".join(c_lines),
+        f"{name}.h": print_header(name, p.params, p.arena_size, banner),
+    }
+    if separate_weights:
+        weights_banner = _banner(ver, options_comment, f"{name}_weights.c: the weights of {name}.c.")
+        files[f"{name}_weights.c"] = "\n".join(
+            [weights_banner, f'#include "{name}.h"', "", *declarations, *weights]
+        )
+    return files

@@ -64,6 +64,20 @@ typedef struct {
  */
 #define ONNXC_ARENA_ALIGN 16
 
+/*
+ * Attributes of every weight array (`static const`, so it lives in flash on a
+ * microcontroller). By default weights are aligned like arena buffers, which lets
+ * SIMD loads and DMA use them; a firmware project may define ONNXC_WEIGHT_ATTRIBUTES
+ * before including this header, e.g. to place weights in a named linker section.
+ */
+#ifndef ONNXC_WEIGHT_ATTRIBUTES
+#if defined(__GNUC__) || defined(__clang__)
+#define ONNXC_WEIGHT_ATTRIBUTES __attribute__((aligned(ONNXC_ARENA_ALIGN)))
+#else
+#define ONNXC_WEIGHT_ATTRIBUTES
+#endif
+#endif
+
 /* One unit of the default static arena: aligned for every element type. */
 typedef union {
   double d;

@@ -295,7 +295,7 @@ def test_arm_none_eabi_warning_free(tmp_path: Path, key: str) -> None:
 def test_generated_c_shape() -> None:
     c_source, header = print_c(parse(ELEMENTWISE), "net", options_comment="O=2")
     assert "/* Add: node * / add_1 */" in c_source  # comment sanitised
-    assert "#define net_WORKSPACE_SIZE 32" in header
+    assert "#define net_WORKSPACE_SIZE 24" in header
     assert "#define net_NUM_INPUTS 2" in header
     assert "int net_run(const float *input_1, const float *y, float *out_0);" in header
     assert "net_run_with_workspace(void *workspace, const float *input_1" in header
