@@ -48,5 +48,5 @@ func.func @main(%x: memref<2x3xf32>, %z: memref<6xf32>) attributes {onnxc.input_
 // CHECK-NEXT:   return ONNXC_OK;
 // CHECK-NEXT: }
 // CHECK:      int model_run(const float *input_1, float *out) {
-// CHECK:      #define model_WORKSPACE_SIZE 32
+// CHECK:      #define model_WORKSPACE_SIZE 24
 // CHECK:      int model_run(const float *input_1, float *out);
