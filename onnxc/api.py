@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import Builtin
 
 from onnxc import __version__
 from onnxc.emit.build import CompiledC, build_extension
-from onnxc.emit.c_printer import print_c
+from onnxc.emit.c_printer import print_c_files
 from onnxc.errors import OnnxcError
 from onnxc.importer import ModelLike, import_model
 from onnxc.pipeline import lower
@@ -36,22 +36,40 @@ TARGETS = ("host",)
 
 @dataclass
 class GeneratedC:
-    """The C of one model: `NAME.c`, `NAME.h` and what describes its interface."""
+    """The C of one model: its files (`NAME.c`, `NAME.h`, optionally
+    `NAME_weights.c`) by file name, and what describes its interface."""
 
     name: str
-    c_source: str
-    header_source: str
+    files: dict[str, str]
     input_names: list[str]
     output_names: list[str]
     input_defaults: dict[str, np.ndarray] = field(default_factory=dict)
 
+    @property
+    def c_source(self) -> str:
+        return self.files[f"{self.name}.c"]
+
+    @property
+    def header_source(self) -> str:
+        return self.files[f"{self.name}.h"]
+
+    @property
+    def weights_source(self) -> str | None:
+        """`NAME_weights.c` when the weights were written apart, else None."""
+        return self.files.get(f"{self.name}_weights.c")
+
+    def c_files(self) -> list[str]:
+        """The names of the model's .c files (to compile with the runtime's)."""
+        return sorted(f for f in self.files if f.endswith(".c"))
+
     def write(self, directory: str | Path) -> list[Path]:
-        """Write NAME.c, NAME.h and the runtime files into `directory`."""
+        """Write the model's files and the runtime files into `directory`."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
-        written = [out / f"{self.name}.c", out / f"{self.name}.h"]
-        written[0].write_text(self.c_source)
-        written[1].write_text(self.header_source)
+        written: list[Path] = []
+        for file_name, text in self.files.items():
+            (out / file_name).write_text(text)
+            written.append(out / file_name)
         for source in runtime_files():
             shutil.copyfile(source, out / source.name)
             written.append(out / source.name)
@@ -79,8 +97,10 @@ def generate_c(
     shapes: Mapping[str, Sequence[int]] | None = None,
     name: str | None = None,
     target: str = "host",
+    separate_weights: bool = False,
 ) -> GeneratedC:
-    """Compile `model` to C sources (nothing is built)."""
+    """Compile `model` to C sources (nothing is built); with `separate_weights`
+    the weights go to their own file, `NAME_weights.c`."""
     if target not in TARGETS:
         raise OnnxcError(f"unknown target '{target}' (targets: {', '.join(TARGETS)})")
     c_name = model_name(model, name)
@@ -95,19 +115,19 @@ def generate_c(
             "shapes": dict(shapes or {}),
             "target": target,
         }
-        c_source, header = print_c(
+        files = print_c_files(
             module,
             c_name,
             options_comment=_options_comment(options),
             version=__version__,
+            separate_weights=separate_weights,
         )
     finally:
         for handle in set(storage._blob_storage) - resources_before:  # pyright: ignore[reportPrivateUsage]
             del storage._blob_storage[handle]  # pyright: ignore[reportPrivateUsage]
     return GeneratedC(
         c_name,
-        c_source,
-        header,
+        files,
         imported.input_names,
         imported.output_names,
         imported.input_defaults,

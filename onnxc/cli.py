@@ -73,7 +73,14 @@ def _compile_command(args: argparse.Namespace) -> int:
         printer.print_metadata([Builtin])
         print()
         return 0
-    generated = generate_c(args.model, dims=dims, shapes=shapes, name=args.name, target=args.target)
+    generated = generate_c(
+        args.model,
+        dims=dims,
+        shapes=shapes,
+        name=args.name,
+        target=args.target,
+        separate_weights=args.weights_file,
+    )
     if args.emit == "c":
         sys.stdout.write(generated.c_source)
         return 0
@@ -154,6 +161,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--emit",
         choices=["import", "onnx", "linalg", "loops", "c"],
         help="print the IR (or C) after this stage to stdout instead of writing files",
+    )
+    compile_parser.add_argument(
+        "--weights-file",
+        action="store_true",
+        help="write the weights to NAME_weights.c instead of NAME.c",
     )
     compile_parser.set_defaults(handler=_compile_command)
 
