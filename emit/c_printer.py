@@ -345,6 +345,7 @@ class CPrinter:
         self.lines: list[str] = []
         self.indent = 1
         self.arena_size = 0
+        self.uses_arena = False
         self.needed = self._needed_ops()
         self.params = self._params()
 
@@ -577,6 +578,7 @@ class CPrinter:
         self.arena_size = offset + size
         if value.owner.attributes.get(ARENA_ATTR) is not None and offset == 0:
             self.names[value] = "arena"
+            self.uses_arena = True
             return
         ct = c_type(t.element_type)
         base = f"(arena + {offset})" if offset else "arena"
@@ -748,7 +750,7 @@ class CPrinter:
             "    return ONNXC_ERR_MISALIGNED;",
             "  }",
             *unused,
-            *(arena if self.arena_size else []),
+            *(arena if self.arena_size or self.uses_arena else []),
             *body,
             "}",
             "",
@@ -901,7 +903,9 @@ def print_c_files(
         f"{name}.h": print_header(name, p.params, p.arena_size, banner),
     }
     if separate_weights:
-        weights_banner = _banner(ver, options_comment, f"{name}_weights.c: the weights of {name}.c.")
+        weights_banner = _banner(
+            ver, options_comment, f"{name}_weights.c: the weights of {name}.c."
+        )
         files[f"{name}_weights.c"] = "\n".join(
             [weights_banner, f'#include "{name}.h"', "", *declarations, *weights]
         )

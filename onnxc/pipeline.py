@@ -25,13 +25,14 @@ from onnxc.errors import OnnxcError
 from onnxc.lowering.linalg_to_loops import ConvertLinalgToCommentedLoopsPass
 from onnxc.lowering.onnx_fold_constants import OnnxFoldConstantsPass
 from onnxc.lowering.onnx_to_linalg import ConvertOnnxToLinalgPass
+from onnxc.lowering.plan_memory import PlanMemoryPass
 
 STAGES = ("onnx", "linalg", "loops", "c")
 
 PASSES: dict[str, tuple[ModulePass, ...]] = {
     "onnx": (OnnxFoldConstantsPass(),),
     "linalg": (ConvertOnnxToLinalgPass(),),
-    "loops": (ConvertLinalgToCommentedLoopsPass(), CanonicalizePass()),
+    "loops": (PlanMemoryPass(), ConvertLinalgToCommentedLoopsPass(), CanonicalizePass()),
 }
 """The passes that produce each stage from the one before."""
 

@@ -28,6 +28,12 @@ def _linalg_to_loops():
     return ConvertLinalgToCommentedLoopsPass
 
 
+def _plan_memory():
+    from onnxc.lowering.plan_memory import PlanMemoryPass
+
+    return PlanMemoryPass
+
+
 def _c_target():
     from onnxc.universe_target import CTarget
 
@@ -40,6 +46,7 @@ UNIVERSE = Universe(
         "onnx-fold-constants": _fold_constants,
         "convert-onnx-to-linalg": _onnx_to_linalg,
         "convert-linalg-to-commented-loops": _linalg_to_loops,
+        "plan-memory": _plan_memory,
     },
     all_targets={"c": _c_target},
 )

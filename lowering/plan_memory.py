@@ -1,0 +1,373 @@
+"""plan-memory: every intermediate buffer becomes a slice of one arena.
+
+Input: a module whose `func.func` allocates its intermediate buffers with static
+`memref.alloc` ops at the top level of its body (as convert-onnx-to-linalg
+leaves it: one op per step, destination-passing linalg on memrefs). Output: one
+`memref.alloc` of bytes tagged `onnxc.arena` (the whole workspace) at the top of
+the body, and every planned buffer a `memref.view` of it at a constant byte
+offset. The C printer turns the arena into the caller's workspace, so
+`NAME_WORKSPACE_SIZE` is exactly the planned size.
+
+The plan:
+1. Liveness, in the func's op order: a buffer is live from the first to the last
+   top-level op that touches it, directly, through a view (collapse/expand
+   shape, ...), or from inside a region (a load in a linalg body).
+2. In place: an all-parallel `linalg.generic` whose output buffer is born at the
+   op may reuse an input buffer that dies at the op, when both are read and
+   written through the same permutation map with the same shape and element
+   type: every element is read before it is overwritten, and by the same
+   iteration (Relu after Conv, Add onto a dead operand, ...).
+3. Placement: slots (buffers merged in place) get offsets so that slots whose
+   lifetimes overlap never overlap in memory. Several greedy orders (by size,
+   by lifetime, by start) with first-fit and best-fit are tried and the
+   smallest arena wins; TFLite Micro uses the first of these.
+Buffers of different element types never share bytes (except 1-byte types),
+so generated C never reads memory last written through another type.
+
+The func gets an `onnxc.memory` dictionary: `arena` (planned bytes),
+`intermediates` (sum of the buffers' bytes), `max_live` (the most bytes live at
+once after in-place merging, a lower bound for any placement), `greedy_by_size`
+(TFLite Micro's strategy: greedy by size, first fit, no in-place) and
+`in_place` (how many buffers reuse an input's bytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+    i8,
+)
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from onnxc.emit.c_printer import ARENA_ALIGN, ARENA_ATTR
+
+MEMORY_ATTR = "onnxc.memory"
+VIEWS = (
+    memref.CollapseShapeOp,
+    memref.ExpandShapeOp,
+    memref.SubviewOp,
+    memref.CastOp,
+    memref.ReinterpretCastOp,
+    memref.ViewOp,
+)
+
+
+def _aligned(n: int) -> int:
+    return -(-n // ARENA_ALIGN) * ARENA_ALIGN
+
+
+def element_bytes(t: Attribute) -> int:
+    if isinstance(t, Float32Type):
+        return 4
+    if isinstance(t, Float64Type | IndexType):
+        return 8  # index: pointer-wide, at most 8 bytes on every target
+    if isinstance(t, IntegerType):
+        return max(1, (t.width.data + 7) // 8)
+    raise ValueError(f"plan-memory: no size for element type {t}")
+
+
+def _type_class(t: Attribute) -> str:
+    """Buffers may share bytes only within one class (C's aliasing rules)."""
+    if element_bytes(t) == 1:
+        return "byte"
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"  # signed and unsigned may alias
+    return str(t)
+
+
+@dataclass(eq=False)
+class Buffer:
+    """A planned `memref.alloc`: its size, lifetime (top-level op indices) and
+    the (op, operand index) pairs through which each top-level op touches it."""
+
+    alloc: memref.AllocOp
+    size: int
+    type_class: str
+    touches: dict[int, list[tuple[Operation, int]]] = field(default_factory=dict)
+
+    @property
+    def start(self) -> int:
+        return min(self.touches)
+
+    @property
+    def end(self) -> int:
+        return max(self.touches)
+
+    @property
+    def accessed(self) -> bool:
+        """False when only used to give a linalg op its loop ranges."""
+        return any(not _shape_only(op, k) for uses in self.touches.values() for op, k in uses)
+
+
+def _shape_only(op: Operation, operand: int) -> bool:
+    return isinstance(op, GenericOp) and not op.body.block.args[operand].uses
+
+
+@dataclass(eq=False)
+class Slot:
+    """Buffers sharing one place in the arena (one buffer, or a chain merged in place)."""
+
+    buffers: list[Buffer]
+
+    @property
+    def start(self) -> int:
+        return min(b.start for b in self.buffers)
+
+    @property
+    def end(self) -> int:
+        return max(b.end for b in self.buffers)
+
+    @property
+    def size(self) -> int:
+        return max(b.size for b in self.buffers) if self.accessed else 0
+
+    @property
+    def type_class(self) -> str:
+        return self.buffers[0].type_class
+
+    @property
+    def accessed(self) -> bool:
+        return any(b.accessed for b in self.buffers)
+
+    def conflicts(self, other: Slot) -> bool:
+        if not (self.accessed and other.accessed):
+            return False
+        if self.start <= other.end and other.start <= self.end:
+            return True
+        return "byte" not in (self.type_class, other.type_class) and (
+            self.type_class != other.type_class
+        )
+
+
+def _top_level_index(op: Operation, body: dict[Operation, int]) -> int:
+    current: Operation | None = op
+    while current is not None and current not in body:
+        current = current.parent_op()
+    if current is None:
+        raise ValueError(f"plan-memory: {op.name} is outside the function body")
+    return body[current]
+
+
+def find_buffers(fn: func.FuncOp) -> list[Buffer]:
+    """The top-level static allocs of `fn` and where they are touched."""
+    body = {op: i for i, op in enumerate(fn.body.block.ops)}
+    buffers: list[Buffer] = []
+    for op in fn.body.block.ops:
+        if not isinstance(op, memref.AllocOp):
+            continue
+        t = op.memref.type
+        assert isinstance(t, MemRefType)
+        if any(d < 0 for d in t.get_shape()) or ARENA_ATTR in op.attributes:
+            continue
+        numel = 1
+        for d in t.get_shape():
+            numel *= d
+        buffer = Buffer(op, numel * element_bytes(t.element_type), _type_class(t.element_type))
+        values: list[SSAValue] = [op.memref]
+        while values:
+            for use in values.pop().uses:
+                user = use.operation
+                if isinstance(user, VIEWS):
+                    values.append(user.results[0])
+                elif not isinstance(user, memref.DeallocOp):
+                    index = _top_level_index(user, body)
+                    buffer.touches.setdefault(index, []).append((user, use.index))
+        buffers.append(buffer)
+    return buffers
+
+
+def _is_permutation(op: GenericOp, operand: int) -> bool:
+    amap = op.indexing_maps.data[operand].data
+    return amap.num_dims == len(amap.results) and amap.inverse_permutation() is not None
+
+
+def _all_parallel(op: GenericOp) -> bool:
+    return all(str(t.data) == "parallel" for t in op.iterator_types.data)
+
+
+def merge_in_place(fn: func.FuncOp, buffers: Sequence[Buffer]) -> list[Slot]:
+    """Slots for `buffers`, merging outputs into inputs that die at the same op."""
+    slot_of: dict[Buffer, Slot] = {b: Slot([b]) for b in buffers}
+    root_of: dict[SSAValue, Buffer] = {}
+    for b in buffers:
+        values: list[SSAValue] = [b.alloc.memref]
+        while values:
+            value = values.pop()
+            root_of[value] = b
+            values += [u.operation.results[0] for u in value.uses if isinstance(u.operation, VIEWS)]
+    ops = list(fn.body.block.ops)
+    for index, op in enumerate(ops):
+        if not (isinstance(op, GenericOp) and len(op.outputs) == 1 and _all_parallel(op)):
+            continue
+        n_in = len(op.inputs)
+        out = root_of.get(op.outputs[0])
+        if out is None or out.start != index or len(out.touches[index]) != 1:
+            continue
+        if len(slot_of[out].buffers) != 1 or not _is_permutation(op, n_in):
+            continue
+        out_map = op.indexing_maps.data[n_in]
+        out_type = op.outputs[0].type
+        for k, value in enumerate(op.inputs):
+            source = root_of.get(value)
+            if (
+                source is None
+                or source.end != index
+                or slot_of[source].end != index
+                or len(source.touches[index]) != 1
+                or op.indexing_maps.data[k] != out_map
+                or not isinstance(value.type, MemRefType)
+                or not isinstance(out_type, MemRefType)
+                or value.type.get_shape() != out_type.get_shape()
+                or value.type.element_type != out_type.element_type
+                or source.size < out.size
+            ):
+                continue
+            slot = slot_of[source]
+            slot.buffers.append(out)
+            slot_of[out] = slot
+            break
+    unique: dict[int, Slot] = {}
+    for b in buffers:
+        unique.setdefault(id(slot_of[b]), slot_of[b])
+    return list(unique.values())
+
+
+def place(slots: Sequence[Slot], best_fit: bool) -> dict[Slot, int]:
+    """Offsets for `slots` in the given order: each at the lowest (first fit) or
+    tightest (best fit) aligned gap among the conflicting slots already placed."""
+    offsets: dict[Slot, int] = {}
+    for slot in slots:
+        busy = sorted(
+            (offsets[other], offsets[other] + _aligned(other.size))
+            for other in offsets
+            if slot.conflicts(other)
+        )
+        need = _aligned(slot.size)
+        gaps: list[tuple[int, int]] = []  # (gap size, offset); the end is an endless gap
+        cursor = 0
+        for low, high in busy:
+            if low - cursor >= need:
+                gaps.append((low - cursor, cursor))
+            cursor = max(cursor, high)
+        if not best_fit and gaps:
+            offsets[slot] = gaps[0][1]
+        elif gaps:
+            offsets[slot] = min(gaps)[1]
+        else:
+            offsets[slot] = cursor
+    return offsets
+
+
+def arena_size(offsets: dict[Slot, int]) -> int:
+    return max((off + slot.size for slot, off in offsets.items()), default=0)
+
+
+ORDERS: tuple[tuple[str, Callable[[Slot], tuple[int, ...]]], ...] = (
+    ("size", lambda s: (-s.size, s.start)),
+    ("lifetime", lambda s: (-(s.end - s.start), -s.size, s.start)),
+    ("area", lambda s: (-s.size * (s.end - s.start + 1), s.start)),
+    ("start", lambda s: (s.start, -s.size)),
+)
+
+
+def best_placement(candidates: Sequence[Sequence[Slot]]) -> dict[Slot, int]:
+    """The smallest arena over the candidate slot sets (with and without in-place
+    merging: a merged slot lives longer, which can fit worse) x the greedy
+    orders x {first fit, best fit}. Ties keep the earlier candidate."""
+    best: dict[Slot, int] | None = None
+    for slots in candidates:
+        for _, key in ORDERS:
+            ordered = sorted(slots, key=key)
+            for best_fit in (False, True):
+                offsets = place(ordered, best_fit)
+                if best is None or arena_size(offsets) < arena_size(best):
+                    best = offsets
+    return best or {}
+
+
+def max_live(slots: Sequence[Slot]) -> int:
+    """The most bytes live at one step: no placement of `slots` can do better."""
+    steps = sorted({s.start for s in slots})
+    return max(
+        (sum(_aligned(s.size) for s in slots if s.start <= t <= s.end) for t in steps),
+        default=0,
+    )
+
+
+def _iter_funcs(module: ModuleOp) -> Iterator[func.FuncOp]:
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.body.blocks:
+            yield op
+
+
+def plan_function(fn: func.FuncOp) -> None:
+    """Plan `fn`'s buffers into one arena and rewrite its allocs as views."""
+    buffers = [b for b in find_buffers(fn) if b.touches]
+    for op in list(fn.body.block.walk()):
+        if isinstance(op, memref.DeallocOp) and op.memref.owner in {b.alloc for b in buffers}:
+            Rewriter.erase_op(op)  # the arena outlives the call; nothing to free
+    for op in list(fn.body.block.ops):
+        if isinstance(op, memref.AllocOp) and not op.memref.uses:
+            Rewriter.erase_op(op)  # never touched: nothing to plan
+    slots = merge_in_place(fn, buffers)
+    singles = [Slot([b]) for b in buffers]
+    offsets = best_placement([slots, singles])
+    tflm = place(sorted(singles, key=ORDERS[0][1]), best_fit=False)
+    size = arena_size(offsets)
+    in_place = sum(len(s.buffers) - 1 for s in offsets)
+    fn.attributes[MEMORY_ATTR] = DictionaryAttr(
+        {
+            "arena": IntegerAttr(size, 64),
+            "intermediates": IntegerAttr(sum(b.size for b in buffers), 64),
+            "max_live": IntegerAttr(max_live(slots), 64),
+            "greedy_by_size": IntegerAttr(arena_size(tflm), 64),
+            "in_place": IntegerAttr(in_place, 64),
+        }
+    )
+    if not buffers:
+        return
+    block = fn.body.block
+    arena = memref.AllocOp.get(i8, ARENA_ALIGN, [size])
+    arena.attributes[ARENA_ATTR] = UnitAttr()
+    arena.memref.name_hint = "arena"
+    assert block.first_op is not None
+    Rewriter.insert_op(arena, InsertPoint.before(block.first_op))
+    for slot, offset in offsets.items():
+        for b in slot.buffers:
+            _replace_with_view(b.alloc, arena.memref, offset)
+
+
+def _replace_with_view(alloc: memref.AllocOp, arena: SSAValue, offset: int) -> None:
+    shift = arith.ConstantOp.from_int_and_width(offset, IndexType())
+    Rewriter.insert_op(shift, InsertPoint.before(alloc))
+    view = memref.ViewOp(arena, shift, [], alloc.memref.type)
+    for key, value in alloc.attributes.items():
+        view.attributes[key] = value
+    Rewriter.replace_op(alloc, view)
+
+
+class PlanMemoryPass(ModulePass):
+    """Give every intermediate buffer an offset in one arena, by liveness, with
+    in-place reuse; see the module docstring."""
+
+    name = "plan-memory"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for fn in _iter_funcs(op):
+            plan_function(fn)
