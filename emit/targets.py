@@ -1,43 +1,59 @@
 """Targets onnxc compiles for: the host, and microcontrollers run in an emulator.
 
-A `Target` names the cross-compiler, its flags (CPU, float ABI, libc), the
-memory map of the emulated board and the emulator command. Adding a target is
-one entry in `TARGETS`; everything else (build recipe, cross-build, emulator
-run, size report) reads this table.
+A `Target` names the C compiler, its flags (CPU, float ABI, libc), the memory map
+of the emulated board and the emulator command. Adding a target is one entry in
+`TARGETS`; everything else (build recipe, cross-build, emulator run, size report)
+reads this table.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from onnxc.errors import OnnxcError
+
+STRICT_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror")
+"""Warnings every build of generated C uses: the code promises to be clean C99."""
+
+SECTION_FLAGS = ("-ffunction-sections", "-fdata-sections")
+"""One section per function and object, so that `-Wl,--gc-sections` drops the unused."""
+
 
 @dataclass(frozen=True)
 class Target:
     """One compilation target.
 
-    `cc` is the C compiler; `cpu_flags` select the core and float ABI (they go
-    on every compile and link line); `libc_flags` select the C library and its
-    semihosting start-up code for emulator runs; `memory` gives the board's
-    flash and RAM windows as (base, size) for the linker; `emulator` is the
-    argv prefix that boots an ELF (the ELF path is appended after `-kernel`);
-    `size_tool` reports text/data/bss of an ELF. The host target has no emulator.
+    `cc` and `ar` are the C compiler and archiver; `cpu_flags` select the core
+    and float ABI (they go on every compile and link line); `libc_flags` select
+    the C library and its semihosting start-up code for emulator runs; `memory`
+    gives the board's flash and RAM windows as (base, size) for the linker and
+    `stack_size` the stack the start-up code reserves; `emulator` is the argv
+    prefix that boots an ELF (`-kernel ELF` is appended); `size_tool` reports
+    text/data/bss of an ELF; `harness_defines` are macros the emulator harness
+    is compiled with. `packages` (compiler and libc) and `emulator_packages` are
+    the Debian packages that provide the tools. The host target has no emulator.
     """
 
     name: str
     description: str
     cc: str
+    ar: str = "ar"
     cpu_flags: tuple[str, ...] = ()
     libc_flags: tuple[str, ...] = ()
     memory: tuple[tuple[int, int], tuple[int, int]] | None = None  # (flash, ram)
+    stack_size: int = 0
     emulator: tuple[str, ...] = ()
-    size_tool: str = ""
+    size_tool: str = "size"
+    harness_defines: tuple[str, ...] = ()
+    packages: tuple[str, ...] = ()
+    emulator_packages: tuple[str, ...] = ()
 
     @property
     def is_host(self) -> bool:
         return not self.emulator
 
     def link_flags(self) -> tuple[str, ...]:
-        """Linker flags placing flash and RAM where the emulated board has them."""
+        """Linker flags placing flash, RAM and the stack where the board has them."""
         if self.memory is None:
             return ()
         (flash, flash_size), (ram, ram_size) = self.memory
@@ -46,11 +62,19 @@ class Target:
             f"-Wl,--defsym=__flash_size={flash_size:#x}",
             f"-Wl,--defsym=__ram={ram:#x}",
             f"-Wl,--defsym=__ram_size={ram_size:#x}",
+            f"-Wl,--defsym=__stack_size={self.stack_size:#x}",
         )
 
 
-_PICOLIBC_SEMIHOST = ("--specs=picolibc.specs", "--oslib=semihost", "--crt0=semihost")
+_ARM_PACKAGES = ("gcc-arm-none-eabi", "picolibc-arm-none-eabi")
+_PICOLIBC_SEMIHOST = (
+    "--specs=picolibc.specs",
+    "--oslib=semihost",
+    "--crt0=semihost",
+    "-DPICOLIBC_INTEGER_PRINTF_SCANF",  # the harness prints no floats: smaller printf
+)
 _MPS2_MEMORY = ((0x0, 0x400000), (0x20000000, 0x400000))
+_QEMU = ("qemu-system-arm", "-nographic", "-semihosting")
 
 TARGETS: dict[str, Target] = {
     t.name: t
@@ -60,21 +84,37 @@ TARGETS: dict[str, Target] = {
             "cortex-m4",
             "Arm Cortex-M4F (hard float), emulated as an MPS2 AN386 board",
             cc="arm-none-eabi-gcc",
+            ar="arm-none-eabi-ar",
             cpu_flags=("-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"),
             libc_flags=_PICOLIBC_SEMIHOST,
             memory=_MPS2_MEMORY,
-            emulator=("qemu-system-arm", "-M", "mps2-an386", "-nographic", "-semihosting"),
+            stack_size=0x4000,
+            emulator=(*_QEMU, "-M", "mps2-an386"),
             size_tool="arm-none-eabi-size",
+            packages=_ARM_PACKAGES,
+            emulator_packages=("qemu-system-arm",),
         ),
+        # qemu 7.2's MPS2 boards refuse `-cpu cortex-m0`, and its one Cortex-M0
+        # board (microbit) has 16 KB of RAM, too little for most models. Armv6-M
+        # is a subset of Armv7-M, so the Armv6-M ELF (code and picolibc both built
+        # for it) runs unchanged on the Cortex-M3 of an MPS2 AN385; the harness
+        # turns on unaligned-access traps, which Armv6-M always has. M0 timing is
+        # not emulated.
         Target(
             "cortex-m0",
-            "Arm Cortex-M0 (Armv6-M, soft float), emulated on an MPS2 board with a Cortex-M0 core",
+            "Arm Cortex-M0 (Armv6-M, soft float), run on an MPS2 AN385 board's Cortex-M3 "
+            "with unaligned accesses trapping as on an M0",
             cc="arm-none-eabi-gcc",
+            ar="arm-none-eabi-ar",
             cpu_flags=("-mcpu=cortex-m0", "-mthumb", "-mfloat-abi=soft"),
             libc_flags=_PICOLIBC_SEMIHOST,
             memory=_MPS2_MEMORY,
-            emulator=("qemu-system-arm", "-M", "mps2-an385", "-nographic", "-semihosting"),
+            stack_size=0x4000,
+            emulator=(*_QEMU, "-M", "mps2-an385"),
             size_tool="arm-none-eabi-size",
+            harness_defines=("ONNXC_HARNESS_TRAP_UNALIGNED",),
+            packages=_ARM_PACKAGES,
+            emulator_packages=("qemu-system-arm",),
         ),
     )
 }
@@ -82,8 +122,8 @@ TARGETS: dict[str, Target] = {
 
 
 def get_target(name: str) -> Target:
-    """The target called `name`; raises KeyError listing the known ones."""
+    """The target called `name`; raises OnnxcError listing the known ones."""
     try:
         return TARGETS[name]
     except KeyError:
-        raise KeyError(f"unknown target '{name}' (targets: {', '.join(TARGETS)})") from None
+        raise OnnxcError(f"unknown target '{name}' (targets: {', '.join(TARGETS)})") from None

@@ -5,7 +5,10 @@
     y, = m(x)                      # positional inputs, outputs in order
 
 `compile` imports the model, lowers it through the pipeline to loops, prints C,
-builds that C with cffi into a cached extension and loads it.
+builds that C with cffi into a cached extension and loads it. For a
+microcontroller target (`target="cortex-m4"`, see `emit/targets.py`) it
+cross-compiles the C with a semihosting harness into an ELF instead, and `run`
+executes that ELF in the target's emulator.
 `generate_c` stops after printing and `GeneratedC.write` writes the sources.
 """
 
@@ -25,13 +28,16 @@ from xdsl.dialects.builtin import Builtin
 from onnxc import __version__
 from onnxc.emit.build import CompiledC, build_extension
 from onnxc.emit.c_printer import print_c_files
+from onnxc.emit.cross import DEFAULT_TIMEOUT, EmulatedC, build_elf
+from onnxc.emit.targets import TARGETS as TARGET_TABLE
+from onnxc.emit.targets import get_target
 from onnxc.errors import OnnxcError
 from onnxc.importer import ModelLike, import_model
 from onnxc.pipeline import lower
 from onnxc.runtime_c import runtime_files
 
-TARGETS = ("host",)
-"""Targets `compile` can build and run."""
+TARGETS = tuple(TARGET_TABLE)
+"""Targets `compile` can build and run: the host, then the emulated MCUs."""
 
 
 @dataclass
@@ -101,8 +107,7 @@ def generate_c(
 ) -> GeneratedC:
     """Compile `model` to C sources (nothing is built); with `separate_weights`
     the weights go to their own file, `NAME_weights.c`."""
-    if target not in TARGETS:
-        raise OnnxcError(f"unknown target '{target}' (targets: {', '.join(TARGETS)})")
+    get_target(target)
     c_name = model_name(model, name)
     storage = Builtin.get_interface(OpAsmDialectInterface)
     assert storage is not None
@@ -137,11 +142,15 @@ def generate_c(
 class CompiledModel:
     """A compiled and loaded model. `run` takes a dict of numpy arrays by input
     name and returns a dict by output name (in graph-output order); calling the
-    model takes the inputs positionally and returns a list of outputs."""
+    model takes the inputs positionally and returns a list of outputs. On an MCU
+    target `compiled` is an `EmulatedC`, and each run boots the emulator."""
 
-    def __init__(self, generated: GeneratedC, compiled: CompiledC):
+    def __init__(
+        self, generated: GeneratedC, compiled: CompiledC | EmulatedC, target: str = "host"
+    ):
         self.generated = generated
         self.name = generated.name
+        self.target = target
         self._compiled = compiled
         self.input_names: list[str] = list(generated.input_names)
         self.output_names: list[str] = list(generated.output_names)
@@ -208,15 +217,24 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     name: str | None = None,
     target: str = "host",
     opt_level: int = 2,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> CompiledModel:
     """Compile an ONNX model (a path or ModelProto) and load it for running.
 
     `dims` binds dim_params, `shapes` fixes whole input shapes, `name` is the C
     prefix (default: the file's stem), `opt_level` the C compiler's -O level.
+    `target` is "host" or an MCU target from `TARGETS`: the model is then
+    cross-compiled into an ELF and each run executes it in the target's
+    emulator, stopped after `timeout` seconds.
     """
-    generated = generate_c(model, dims=dims, shapes=shapes, name=name, target=target)
     if not 0 <= opt_level <= 3:
         raise OnnxcError(f"opt_level must be 0 to 3, got {opt_level}")
+    chosen = get_target(target)
+    generated = generate_c(model, dims=dims, shapes=shapes, name=name, target=target)
+    if not chosen.is_host:
+        elf = build_elf(generated.name, generated.files, chosen, opt_level=opt_level)
+        emulated = EmulatedC(elf, generated.name, generated.files, chosen, timeout=timeout)
+        return CompiledModel(generated, emulated, target)
     extension = build_extension(
         generated.c_source,
         generated.header_source,

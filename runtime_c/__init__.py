@@ -1,14 +1,19 @@
-"""The tiny C runtime shipped with generated code (``onnxc_runtime.h``).
+"""The tiny C runtime shipped with generated code (``onnxc_runtime.h``), and the
+semihosting harness that runs a generated model on an emulated board.
 
 A compile copies :func:`runtime_files` next to ``NAME.c``; a C build adds
-:func:`runtime_dir` to its include path.
+:func:`runtime_dir` to its include path. The harness (:func:`harness_source`) is
+not part of the runtime: it is a test driver with a ``main``, compiled only into
+emulator ELFs and copied only next to a build recipe that can make one.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["runtime_dir", "runtime_files"]
+__all__ = ["HARNESS_FILE", "harness_source", "runtime_dir", "runtime_files"]
+
+HARNESS_FILE = "onnxc_harness.c"
 
 
 def runtime_dir() -> Path:
@@ -19,4 +24,11 @@ def runtime_dir() -> Path:
 def runtime_files() -> list[Path]:
     """The runtime files a generated model needs next to its ``NAME.c``, sorted."""
     folder = runtime_dir()
-    return sorted([*folder.glob("*.h"), *folder.glob("*.c")])
+    found = [*folder.glob("*.h"), *folder.glob("*.c")]
+    return sorted(p for p in found if p.name != HARNESS_FILE)
+
+
+def harness_source() -> Path:
+    """``onnxc_harness.c``: a model-independent ``main`` that reads inputs from
+    files, calls ``NAME_invoke`` and writes outputs to files (see its comment)."""
+    return runtime_dir() / HARNESS_FILE

@@ -1,0 +1,334 @@
+"""Cross-build generated C into an ELF for a microcontroller target, and run it
+in the target's emulator.
+
+`build_elf` compiles ``NAME.c`` (and ``NAME_weights.c``) with the semihosting
+harness (``runtime_c/onnxc_harness.c``) into one ELF, with the target's CPU,
+libc and memory-map flags, strict C99 warnings as errors, and
+``ONNXC_NO_DEFAULT_ARENA`` (the harness passes its own aligned workspace). The
+ELF is cached like the host build (``$ONNXC_CACHE_DIR`` or ``~/.cache/onnxc``,
+under ``elf/``), keyed by a sha256 of the sources, the harness, the flags and
+the compiler's version, and moved into place atomically.
+
+`EmulatedC` runs such an ELF: each `call` writes the inputs to ``inputK.bin`` in
+a fresh temporary folder, boots the emulator there (qemu resolves semihosting
+paths against its working directory), and reads ``outputK.bin`` back. It has the
+members `onnxc.api.CompiledModel` uses of the host build's `CompiledC`.
+
+Every failure raises `OnnxcError` with one line: a missing tool (naming the
+Debian packages), a compiler error (its first error line), the emulator's
+nonzero exit (with the harness's message) or a timeout (with its length).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from onnxc.emit.build import NUMPY_OF_C, cache_dir
+from onnxc.emit.targets import SECTION_FLAGS, STRICT_FLAGS, Target
+from onnxc.errors import OnnxcError
+from onnxc.runtime_c import harness_source, runtime_dir, runtime_files
+
+__all__ = [
+    "COMMON_CFLAGS",
+    "DEFAULT_TIMEOUT",
+    "EmulatedC",
+    "build_elf",
+    "compile_flags",
+    "elf_size",
+    "harness_flags",
+    "link_flags",
+    "require_tool",
+]
+
+DEFAULT_TIMEOUT = 60.0
+"""Seconds one emulator run may take before it is stopped."""
+
+
+def require_tool(tool: str, packages: Sequence[str], target: Target) -> str:
+    """The path of `tool`, or an OnnxcError naming the packages that provide it."""
+    path = shutil.which(tool)
+    if path is None:
+        raise OnnxcError(
+            f"{tool} not found on PATH; the {target.name} target needs it "
+            f"(Debian/Ubuntu: apt-get install {' '.join(packages)})"
+        )
+    return path
+
+
+COMMON_CFLAGS = (*STRICT_FLAGS, "-ffp-contract=off", *SECTION_FLAGS)
+"""Flags of every build of generated C for a target, besides -O and the CPU's.
+``-ffp-contract=off`` keeps the compiler from fusing multiply-adds, so results
+are rounded as on the host build."""
+
+
+def compile_flags(target: Target, opt_level: int) -> list[str]:
+    """Flags compiling generated C for `target` (no libc or harness flags)."""
+    return [*COMMON_CFLAGS, f"-O{opt_level}", *target.cpu_flags]
+
+
+def harness_flags(target: Target, name: str) -> list[str]:
+    """Flags the harness needs to drive model `name` (also used on the model's files)."""
+    return [
+        f'-DONNXC_MODEL_HEADER="{name}.h"',
+        f"-DONNXC_MODEL={name}",
+        "-DONNXC_NO_DEFAULT_ARENA",
+        *(f"-D{macro}" for macro in target.harness_defines),
+    ]
+
+
+def link_flags(target: Target) -> list[str]:
+    """Flags linking an emulator ELF: libc, start-up code, memory map, section GC."""
+    return [*target.libc_flags, *target.link_flags(), "-Wl,--gc-sections"]
+
+
+@functools.cache
+def _compiler_version(cc_path: str) -> str:
+    out = subprocess.run([cc_path, "--version"], capture_output=True, text=True, check=False)
+    return out.stdout.splitlines()[0] if out.stdout else ""
+
+
+def _check_specs(cc_path: str, target: Target) -> None:
+    """Each ``--specs=FILE`` must be installed: gcc only says so at link time."""
+    for flag in target.libc_flags:
+        if not flag.startswith("--specs="):
+            continue
+        spec = flag.removeprefix("--specs=")
+        found = subprocess.run(
+            [cc_path, f"-print-file-name={spec}"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+        if not os.path.isabs(found):
+            raise OnnxcError(
+                f"{target.cc} cannot find {spec}; the {target.name} target needs its C library "
+                f"(Debian/Ubuntu: apt-get install {' '.join(target.packages)})"
+            )
+
+
+def _first_error(log: str) -> str:
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    for line in lines:
+        if "error" in line.lower():
+            return line
+    return lines[0] if lines else "no message"
+
+
+def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level: int = 2) -> Path:
+    """Build (or reuse from the cache) the emulator ELF of model `name`.
+
+    `files` maps file names (``NAME.c``, ``NAME.h``, optionally
+    ``NAME_weights.c``) to their text. Returns the cached ELF's path.
+    """
+    if target.is_host:
+        raise OnnxcError(f"target '{target.name}' has no emulator to build an ELF for")
+    sources = sorted(f for f in files if f.endswith(".c"))
+    flags = [*compile_flags(target, opt_level), *harness_flags(target, name)]
+    linking = link_flags(target)
+    runtime = [p.read_text() for p in [*runtime_files(), harness_source()]]
+    key_parts = [target.name, *flags, *linking, *runtime]
+    for file_name in sorted(files):
+        key_parts += [file_name, files[file_name]]
+    cc_path = shutil.which(target.cc)
+    key_parts.append(_compiler_version(cc_path) if cc_path else target.cc)
+    key = hashlib.sha256("\0".join(key_parts).encode()).hexdigest()[:24]
+    elf = cache_dir() / "elf" / f"{name}-{target.name}-{key}.elf"
+    if elf.exists():
+        return elf
+
+    cc_path = require_tool(target.cc, target.packages, target)
+    _check_specs(cc_path, target)
+    elf.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=elf.parent, prefix=".build-") as tmp:
+        folder = Path(tmp)
+        for file_name, text in files.items():
+            (folder / file_name).write_text(text)
+        command = [
+            cc_path,
+            *flags,
+            f"-I{folder}",
+            f"-I{runtime_dir()}",
+            str(harness_source()),
+            *(str(folder / s) for s in sources),
+            *linking,
+            "-o",
+            str(folder / "prog.elf"),
+        ]
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise OnnxcError(
+                f"building {name} for {target.name} failed: {_first_error(result.stderr)}"
+            )
+        os.replace(folder / "prog.elf", elf)  # atomic: a concurrent build is identical
+    return elf
+
+
+def elf_size(target: Target, elf: Path) -> dict[str, int]:
+    """text, data and bss bytes of an ELF, from the target's size tool."""
+    tool = require_tool(target.size_tool, target.packages, target)
+    out = subprocess.run([tool, str(elf)], capture_output=True, text=True, check=True).stdout
+    text, data, bss = (int(v) for v in out.splitlines()[1].split()[:3])
+    return {"text": text, "data": data, "bss": bss}
+
+
+# --- reading the model's interface from its generated C --------------------------
+
+
+def _c_unescape(literal: str) -> str:
+    """The text of a C string literal as `emit.c_printer.c_string` writes them."""
+    body = literal[1:-1].encode("latin-1")
+    out = bytearray()
+    k = 0
+    while k < len(body):
+        if body[k : k + 1] == b"\\":
+            octal = re.match(rb"[0-7]{3}", body[k + 1 : k + 4])
+            if octal:
+                out.append(int(octal[0], 8))
+                k += 4
+                continue
+            out += body[k + 1 : k + 2]
+            k += 2
+            continue
+        out += body[k : k + 1]
+        k += 1
+    return out.decode()
+
+
+def _tensor_tables(
+    c_source: str, name: str
+) -> tuple[list[tuple[str, tuple[int, ...]]], list[tuple[str, tuple[int, ...]]]]:
+    """(name, shape) of each input and output, from the NAME_inputs/outputs tables."""
+    shapes = {
+        m[1]: tuple(int(d) for d in m[2].split(","))
+        for m in re.finditer(
+            rf"^static const int32_t ({name}_\w+_shape)\[\d+\] = \{{([^}}]*)\}};$",
+            c_source,
+            re.M,
+        )
+    }
+    tables: list[list[tuple[str, tuple[int, ...]]]] = []
+    for kind in ("inputs", "outputs"):
+        block = re.search(
+            rf"^const onnxc_tensor_info {name}_{kind}\[\] = \{{$(.*?)^\}};$",
+            c_source,
+            re.M | re.S,
+        )
+        if block is None:
+            raise OnnxcError(f"{name}.c has no {name}_{kind} table")
+        rows = re.findall(r'^  \{("(?:[^"\\]|\\.)*"), \w+, \d+, (\w+)\},$', block[1], re.M)
+        tables.append([(_c_unescape(s), shapes.get(shape, ())) for s, shape in rows])
+    return tables[0], tables[1]
+
+
+def _arg_types(header_source: str, name: str) -> list[str]:
+    """The C element type of each pointer parameter of NAME_run_with_workspace."""
+    match = re.search(
+        rf"^int {name}_run_with_workspace\(void \*workspace(.*)\);$", header_source, re.M
+    )
+    if match is None:
+        raise OnnxcError(f"{name}.h declares no {name}_run_with_workspace")
+    return re.findall(r", (?:const )?(\w+) \*\w+", match[1])
+
+
+def _define(header_source: str, macro: str) -> int:
+    match = re.search(rf"^#define {macro} (\d+)$", header_source, re.M)
+    if match is None:
+        raise OnnxcError(f"the header defines no {macro}")
+    return int(match[1])
+
+
+class EmulatedC:
+    """A model built into an emulator ELF: `call` runs it on numpy arrays.
+
+    The interface (names, shapes, C element types, workspace size) is read from
+    the generated C, as the host build reads it from the compiled tables.
+    """
+
+    def __init__(
+        self,
+        elf: Path,
+        name: str,
+        files: Mapping[str, str],
+        target: Target,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        header, c_source = files[f"{name}.h"], files[f"{name}.c"]
+        self.elf = elf
+        self.name = name
+        self.target = target
+        self.timeout = timeout
+        self.emulator = require_tool(target.emulator[0], target.emulator_packages, target)
+        self.input_info, self.output_info = _tensor_tables(c_source, name)
+        self.num_inputs = _define(header, f"{name}_NUM_INPUTS")
+        self.num_outputs = _define(header, f"{name}_NUM_OUTPUTS")
+        self.workspace_size = _define(header, f"{name}_WORKSPACE_SIZE")
+        self.arg_types = _arg_types(header, name)
+        if len(self.input_info) != self.num_inputs or len(self.output_info) != self.num_outputs:
+            raise OnnxcError(f"{name}.c: its tensor tables do not match {name}.h")
+
+    def size(self) -> dict[str, int]:
+        """text, data and bss bytes of the ELF (model, harness and libc)."""
+        return elf_size(self.target, self.elf)
+
+    def _dtype(self, k: int) -> np.dtype:
+        return np.dtype(NUMPY_OF_C[self.arg_types[k]]).newbyteorder("<")
+
+    def call(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Run once in the emulator; inputs in NAME_inputs order, outputs likewise."""
+        if len(inputs) != self.num_inputs:
+            raise OnnxcError(f"{self.name}: expected {self.num_inputs} inputs, got {len(inputs)}")
+        with tempfile.TemporaryDirectory(prefix="onnxc-run-") as tmp:
+            folder = Path(tmp)
+            for k, (array, (tensor, shape)) in enumerate(zip(inputs, self.input_info, strict=True)):
+                if array.shape != shape:
+                    raise OnnxcError(
+                        f"{self.name}: '{tensor}' must have shape {shape}, got {array.shape}"
+                    )
+                array.astype(self._dtype(k), copy=False).tofile(folder / f"input{k}.bin")
+            self._run(folder)
+            outputs = []
+            for k, (tensor, shape) in enumerate(self.output_info):
+                dtype = self._dtype(self.num_inputs + k)
+                values = np.fromfile(folder / f"output{k}.bin", dtype=dtype)
+                if values.size != int(np.prod(shape, dtype=np.int64)):
+                    raise OnnxcError(
+                        f"{self.name} on {self.target.name}: output{k}.bin ('{tensor}') holds "
+                        f"{values.size} values, expected shape {shape}"
+                    )
+                outputs.append(values.reshape(shape).astype(dtype.newbyteorder("=")))
+        return outputs
+
+    def _run(self, folder: Path) -> None:
+        where = f"{self.name} on {self.target.name}"
+        command = [self.emulator, *self.target.emulator[1:], "-kernel", str(self.elf)]
+        try:
+            result = subprocess.run(
+                command,
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                stdin=subprocess.DEVNULL,
+                timeout=self.timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise OnnxcError(
+                f"{where}: the emulator did not finish within {self.timeout:g} s "
+                "(stopped; pass a larger timeout=)"
+            ) from None
+        if result.returncode != 0:
+            lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
+            harness = [line for line in lines if line.startswith("onnxc_harness:")]
+            message = (harness or lines or ["no message on stderr"])[0]
+            raise OnnxcError(
+                f"{where}: the emulator exited with status {result.returncode}: {message}"
+            )
