@@ -4,6 +4,8 @@
                   [--target T] [--emit onnx|linalg|loops|c]
     onnxc run MODEL.onnx [--input NAME=FILE.npy]... [--expect FILE.npy]... [--target T]
 
+`compile` also writes a build recipe for the target (a Makefile and NAME.cmake);
+`run --target cortex-m4` runs the model in that target's emulator.
 Problems with the input print one line on stderr and exit with status 1.
 """
 
@@ -86,7 +88,15 @@ def _compile_command(args: argparse.Namespace) -> int:
         return 0
     if args.output is None:
         raise OnnxcError("compile needs an output folder: -o OUTDIR")
-    for path in generated.write(args.output):
+    from onnxc import __version__
+    from onnxc.emit.recipe import write_recipe
+    from onnxc.emit.targets import get_target
+
+    written = generated.write(args.output)
+    written += write_recipe(
+        args.output, generated.name, generated.c_files(), get_target(args.target), __version__
+    )
+    for path in written:
         print(path)
     return 0
 
@@ -151,7 +161,16 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="INPUT=D0,D1,...",
             help="fix an input's shape",
         )
-        sub.add_argument("--target", default="host", help="host (default)")
+        from onnxc.emit.targets import TARGETS
+
+        sub.add_argument(
+            "--target",
+            default="host",
+            choices=list(TARGETS),
+            help="host (default: cffi on this machine) or a microcontroller, "
+            "run in its emulator: "
+            + "; ".join(f"{t.name}: {t.description}" for t in TARGETS.values()),
+        )
 
     compile_parser = commands.add_parser("compile", help="write NAME.c, NAME.h and the runtime")
     common(compile_parser)
