@@ -11,6 +11,8 @@ MLIR does, so the textual IR round-trips.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
@@ -114,3 +116,15 @@ def release_resources(handles: set[str]) -> None:
     storage = _blob_storage()
     for handle in handles:
         storage._blob_storage.pop(handle, None)  # pyright: ignore[reportPrivateUsage]
+
+
+@contextmanager
+def released_resources() -> Iterator[None]:
+    """Forget the resource blobs declared inside the block when it ends, so a
+    compilation leaves no weights behind in xDSL's global blob storage."""
+    storage = _blob_storage()
+    before = set(storage._blob_storage)  # pyright: ignore[reportPrivateUsage]
+    try:
+        yield
+    finally:
+        release_resources(set(storage._blob_storage) - before)  # pyright: ignore[reportPrivateUsage]

@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
-from xdsl.dialects.builtin import Builtin
+from xdsl.dialects.builtin import ModuleOp
 
 from onnxc import __version__
+from onnxc.dialects.constants import released_resources
 from onnxc.emit.build import CompiledC, build_extension
 from onnxc.emit.c_printer import print_c_files
 from onnxc.emit.cross import DEFAULT_TIMEOUT, EmulatedC, build_elf
@@ -104,17 +104,16 @@ def generate_c(
     name: str | None = None,
     target: str = "host",
     separate_weights: bool = False,
+    on_stage: Callable[[str, ModuleOp], None] | None = None,
 ) -> GeneratedC:
     """Compile `model` to C sources (nothing is built); with `separate_weights`
-    the weights go to their own file, `NAME_weights.c`."""
+    the weights go to their own file, `NAME_weights.c`. `on_stage(stage, module)`
+    sees the IR after each pipeline stage (see `onnxc.pipeline.lower`)."""
     get_target(target)
     c_name = model_name(model, name)
-    storage = Builtin.get_interface(OpAsmDialectInterface)
-    assert storage is not None
-    resources_before = set(storage._blob_storage)  # pyright: ignore[reportPrivateUsage]
-    try:
+    with released_resources():
         imported = import_model(model, dims=dims, shapes=shapes)
-        module = lower(imported.module, "loops")
+        module = lower(imported.module, "loops", on_stage=on_stage)
         options = {
             "dims": dict(dims or {}),
             "shapes": dict(shapes or {}),
@@ -127,9 +126,6 @@ def generate_c(
             version=__version__,
             separate_weights=separate_weights,
         )
-    finally:
-        for handle in set(storage._blob_storage) - resources_before:  # pyright: ignore[reportPrivateUsage]
-            del storage._blob_storage[handle]  # pyright: ignore[reportPrivateUsage]
     return GeneratedC(
         c_name,
         files,

@@ -7,6 +7,8 @@ The IR is verified after every pass, so a broken pass is caught where it broke.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.context import Context
 from xdsl.dialects.affine import Affine
 from xdsl.dialects.arith import Arith
@@ -45,8 +47,17 @@ def make_context() -> Context:
     return ctx
 
 
-def lower(module: ModuleOp, until: str, ctx: Context | None = None) -> ModuleOp:
-    """Run the passes up to and including stage `until` (in place)."""
+def lower(
+    module: ModuleOp,
+    until: str,
+    ctx: Context | None = None,
+    *,
+    on_stage: Callable[[str, ModuleOp], None] | None = None,
+) -> ModuleOp:
+    """Run the passes up to and including stage `until` (in place).
+
+    `on_stage(stage, module)` is called after each stage's passes, so a caller
+    can look at (not change) every level of one compilation."""
     if until not in STAGES:
         raise OnnxcError(f"unknown stage '{until}' (stages: {', '.join(STAGES)})")
     ctx = ctx or make_context()
@@ -60,4 +71,6 @@ def lower(module: ModuleOp, until: str, ctx: Context | None = None) -> ModuleOp:
                     f"internal error: invalid IR after {compiler_pass.name}: "
                     f"{str(error).splitlines()[0]}"
                 ) from None
+        if on_stage is not None:
+            on_stage(stage, module)
     return module
