@@ -1,7 +1,7 @@
 """The `onnxc` command line.
 
     onnxc compile MODEL.onnx -o OUTDIR [--name NAME] [--dim SYM=N]... [--shape INPUT=D0,D1,...]...
-                  [--target T] [--emit onnx|linalg|loops|c]
+                  [--target T] [--emit onnx|linalg|loops|c] [--weights-file] [--report]
     onnxc run MODEL.onnx [--input NAME=FILE.npy]... [--expect FILE.npy]... [--target T]
 
 `compile` also writes a build recipe for the target (a Makefile and NAME.cmake);
@@ -75,6 +75,9 @@ def _compile_command(args: argparse.Namespace) -> int:
         printer.print_metadata([Builtin])
         print()
         return 0
+    from onnxc.report import StageFigures, make_report
+
+    seen = StageFigures()
     generated = generate_c(
         args.model,
         dims=dims,
@@ -82,12 +85,16 @@ def _compile_command(args: argparse.Namespace) -> int:
         name=args.name,
         target=args.target,
         separate_weights=args.weights_file,
+        on_stage=seen,
     )
     if args.emit == "c":
         sys.stdout.write(generated.c_source)
         return 0
+    if args.output is None and args.report:
+        print(make_report(generated, seen, args.target).format(), end="")
+        return 0
     if args.output is None:
-        raise OnnxcError("compile needs an output folder: -o OUTDIR")
+        raise OnnxcError("compile needs an output folder: -o OUTDIR (or --report)")
     from onnxc import __version__
     from onnxc.emit.recipe import write_recipe
     from onnxc.emit.targets import get_target
@@ -98,6 +105,9 @@ def _compile_command(args: argparse.Namespace) -> int:
     )
     for path in written:
         print(path)
+    if args.report:
+        print()
+        print(make_report(generated, seen, args.target).format(), end="")
     return 0
 
 
@@ -185,6 +195,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--weights-file",
         action="store_true",
         help="write the weights to NAME_weights.c instead of NAME.c",
+    )
+    compile_parser.add_argument(
+        "--report",
+        action="store_true",
+        help="print the memory plan, flash use and a per-layer table (MACs, bytes)",
     )
     compile_parser.set_defaults(handler=_compile_command)
 

@@ -23,16 +23,13 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
 from pathlib import Path
 
-from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
-    Builtin,
     DictionaryAttr,
     FixedBitwidthType,
     IntegerAttr,
@@ -43,15 +40,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from onnxc.api import TARGETS as GENERATE_C_TARGETS
-from onnxc.api import GeneratedC, generate_c, model_name
-from onnxc.dialects.constants import release_resources
+from onnxc.api import GeneratedC, generate_c
 from onnxc.dialects.onnx import ConstantOp, OnnxOp, element_type_name
 from onnxc.emit.c_printer import element_size
 from onnxc.emit.targets import get_target
 from onnxc.errors import OnnxcError
-from onnxc.importer import ModelLike, import_model
-from onnxc.pipeline import lower
+from onnxc.importer import ModelLike
 
 MEMORY_ATTR = "onnxc.memory"
 """The function attribute in which the memory planner records its figures."""
@@ -330,17 +324,27 @@ class Report:
         return format_report(self)
 
 
-@contextmanager
-def _released_resources() -> Iterator[None]:
-    """Forget the resource blobs declared inside the block when it ends, as
-    `generate_c` does, so a report leaves no weights behind."""
-    interface = Builtin.get_interface(OpAsmDialectInterface)
-    assert interface is not None
-    before = set(interface._blob_storage)  # pyright: ignore[reportPrivateUsage]
-    try:
-        yield
-    finally:
-        release_resources(set(interface._blob_storage) - before)  # pyright: ignore[reportPrivateUsage]
+@dataclass
+class StageFigures:
+    """The report's figures, collected from the IR levels of one compilation:
+    pass an instance as `generate_c(..., on_stage=...)`."""
+
+    layers: list[LayerRow] = field(default_factory=list[LayerRow])
+    intermediates: int = 0
+    bound: int = 0
+    onnx_weights: int = 0
+    plan: dict[str, int] = field(default_factory=dict[str, int])
+    weights: int = 0
+
+    def __call__(self, stage: str, module: ModuleOp) -> None:
+        if stage == "onnx":
+            self.layers = layer_rows(module)
+            self.intermediates = intermediates_bytes(module)
+            self.bound = max_live_bound(module)
+            self.onnx_weights = onnx_weight_bytes(module)
+        elif stage == "loops":
+            self.plan = memory_plan(module)
+            self.weights = flash_weight_bytes(module)
 
 
 def build_report(
@@ -352,39 +356,33 @@ def build_report(
     target: str = "host",
     measure_code: bool = True,
 ) -> Report:
-    """Compile `model` as `generate_c` does and gather the size report.
+    """Compile `model` as `generate_c` does and gather the size report: the
+    table and onnx-level bounds after the onnx stage, the memory plan and the
+    weights after the loops stage (one compilation, observed through
+    `on_stage`); with `measure_code` the C is compiled with `target`'s compiler."""
+    seen = StageFigures()
+    generated = generate_c(model, dims=dims, shapes=shapes, name=name, target=target, on_stage=seen)
+    return make_report(generated, seen, target, measure_code=measure_code)
 
-    The model is imported twice: once lowered to the onnx level for the table
-    and the onnx-level bounds, once to loops for the weights and the memory
-    plan (`lower` always runs from the first stage). The C comes from
-    `generate_c`; with `measure_code` it is compiled with `target`'s compiler.
-    """
-    get_target(target)  # fail fast on an unknown target
-    with _released_resources():
-        onnx_module = lower(import_model(model, dims=dims, shapes=shapes).module, "onnx")
-        layers = layer_rows(onnx_module)
-        total = intermediates_bytes(onnx_module)
-        bound = max_live_bound(onnx_module)
-        constants = onnx_weight_bytes(onnx_module)
-        loops_module = lower(import_model(model, dims=dims, shapes=shapes).module, "loops")
-        plan = memory_plan(loops_module)
-        weights = flash_weight_bytes(loops_module)
-    # generate_c knows only the targets it can build and run; the C itself is
-    # portable, so other targets get the host's C.
-    c_target = target if target in GENERATE_C_TARGETS else "host"
-    generated = generate_c(model, dims=dims, shapes=shapes, name=name, target=c_target)
-    code_size = measure_code_size(generated, target, weights) if measure_code else "not measured"
+
+def make_report(
+    generated: GeneratedC, seen: StageFigures, target: str, *, measure_code: bool = True
+) -> Report:
+    """The report of C already generated while `seen` observed the stages."""
+    code_size = (
+        measure_code_size(generated, target, seen.weights) if measure_code else "not measured"
+    )
     return Report(
-        name=model_name(model, name),
+        name=generated.name,
         target=target,
-        layers=layers,
-        intermediates_bytes=total,
-        max_live_bound=bound,
+        layers=seen.layers,
+        intermediates_bytes=seen.intermediates,
+        max_live_bound=seen.bound,
         workspace_size=workspace_size(generated),
-        weight_bytes=weights,
+        weight_bytes=seen.weights,
         code_size=code_size,
-        memory_plan=plan,
-        onnx_weight_bytes=constants,
+        memory_plan=seen.plan,
+        onnx_weight_bytes=seen.onnx_weights,
     )
 
 

@@ -287,3 +287,21 @@ def test_compile_error_is_reported() -> None:
     result = measure_code_size(broken, "host", 0)
     assert isinstance(result, str)
     assert result.startswith("not measured (cc failed: ") and "error" in result
+
+
+def test_cli_report(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "onnxc", "compile", str(EXAMPLE), "-o", str(tmp_path), "--report"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "digits_cnn.c").exists()
+    workspace = (tmp_path / "digits_cnn.h").read_text().split("digits_cnn_WORKSPACE_SIZE ")[1]
+    arena = int(workspace.split()[0])
+    assert f"arena {arena:,} B" in result.stdout
+    assert "/conv2/Conv" in result.stdout and "73,728" in result.stdout  # MACs of conv2
