@@ -113,7 +113,10 @@ def _check_specs(cc_path: str, target: Target) -> None:
             )
 
 
-def _first_error(log: str) -> str:
+def _first_error(log: str, folder: Path) -> str:
+    """The first line of `log` naming an error, with the build folder's paths
+    shortened to file names."""
+    log = log.replace(f"{folder}{os.sep}", "")
     lines = [line.strip() for line in log.splitlines() if line.strip()]
     for line in lines:
         if "error" in line.lower():
@@ -164,7 +167,7 @@ def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level:
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             raise OnnxcError(
-                f"building {name} for {target.name} failed: {_first_error(result.stderr)}"
+                f"building {name} for {target.name} failed: {_first_error(result.stderr, folder)}"
             )
         os.replace(folder / "prog.elf", elf)  # atomic: a concurrent build is identical
     return elf
