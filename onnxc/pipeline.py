@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from onnxc.dialects.onnx import ONNX
 from onnxc.errors import OnnxcError
+from onnxc.lowering.fold_add_into_accumulator import FoldAddIntoAccumulatorPass
 from onnxc.lowering.linalg_to_loops import ConvertLinalgToCommentedLoopsPass
 from onnxc.lowering.onnx_fold_constants import OnnxFoldConstantsPass
 from onnxc.lowering.onnx_to_linalg import ConvertOnnxToLinalgPass
@@ -34,7 +35,12 @@ STAGES = ("onnx", "linalg", "loops", "c")
 PASSES: dict[str, tuple[ModulePass, ...]] = {
     "onnx": (OnnxFoldConstantsPass(),),
     "linalg": (ConvertOnnxToLinalgPass(),),
-    "loops": (PlanMemoryPass(), ConvertLinalgToCommentedLoopsPass(), CanonicalizePass()),
+    "loops": (
+        FoldAddIntoAccumulatorPass(),
+        PlanMemoryPass(),
+        ConvertLinalgToCommentedLoopsPass(),
+        CanonicalizePass(),
+    ),
 }
 """The passes that produce each stage from the one before."""
 

@@ -28,6 +28,12 @@ def _linalg_to_loops():
     return ConvertLinalgToCommentedLoopsPass
 
 
+def _fold_add():
+    from onnxc.lowering.fold_add_into_accumulator import FoldAddIntoAccumulatorPass
+
+    return FoldAddIntoAccumulatorPass
+
+
 def _plan_memory():
     from onnxc.lowering.plan_memory import PlanMemoryPass
 
@@ -46,6 +52,7 @@ UNIVERSE = Universe(
         "onnx-fold-constants": _fold_constants,
         "convert-onnx-to-linalg": _onnx_to_linalg,
         "convert-linalg-to-commented-loops": _linalg_to_loops,
+        "fold-add-into-accumulator": _fold_add,
         "plan-memory": _plan_memory,
     },
     all_targets={"c": _c_target},
