@@ -96,16 +96,25 @@ static void *allocate(const char *kind, int index, const onnxc_tensor_info *info
   return buffer;
 }
 
+/* Opens "KINDK.bin" (KIND is input or output) into `path`; says why on failure. */
+static FILE *open_tensor(const char *kind, int index, const onnxc_tensor_info *info,
+                         const char *mode, char path[32]) {
+  FILE *file;
+  sprintf(path, "%s%d.bin", kind, index);
+  file = fopen(path, mode);
+  if (file == NULL) {
+    fprintf(stderr, "onnxc_harness: cannot open %s (%s %d '%s')\n", path, kind, index,
+            info->name);
+  }
+  return file;
+}
+
 static int read_input(int index, const onnxc_tensor_info *info, void *buffer, size_t bytes) {
   char path[32];
-  FILE *file;
+  FILE *file = open_tensor("input", index, info, "rb", path);
   size_t got;
   int extra;
-  sprintf(path, "input%d.bin", index);
-  file = fopen(path, "rb");
   if (file == NULL) {
-    fprintf(stderr, "onnxc_harness: cannot open %s (input %d '%s')\n", path, index,
-            info->name);
     return 2;
   }
   got = fread(buffer, 1, bytes, file);
@@ -122,18 +131,12 @@ static int read_input(int index, const onnxc_tensor_info *info, void *buffer, si
 static int write_output(int index, const onnxc_tensor_info *info, const void *buffer,
                         size_t bytes) {
   char path[32];
-  FILE *file;
-  size_t put;
-  int closed;
-  sprintf(path, "output%d.bin", index);
-  file = fopen(path, "wb");
+  FILE *file = open_tensor("output", index, info, "wb", path);
   if (file == NULL) {
-    fprintf(stderr, "onnxc_harness: cannot create %s (output %d '%s')\n", path, index,
-            info->name);
     return 2;
   }
-  put = fwrite(buffer, 1, bytes, file);
-  closed = fclose(file);
+  size_t put = fwrite(buffer, 1, bytes, file);
+  int closed = fclose(file);
   if (put != bytes || closed != 0) {
     fprintf(stderr, "onnxc_harness: writing %s (output %d '%s') failed\n", path, index,
             info->name);

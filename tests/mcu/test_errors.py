@@ -99,34 +99,45 @@ def test_unknown_target_lists_targets() -> None:
         onnxc.generate_c(_tiny_model(), target="riscv32")
 
 
-def test_missing_cross_compiler_names_packages(
-    fresh_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("tools_on_path", "target", "message"),
+    [
+        pytest.param(
+            [],
+            "cortex-m4",
+            "arm-none-eabi-gcc not found on PATH; the cortex-m4 target needs it "
+            "(Debian/Ubuntu: apt-get install gcc-arm-none-eabi picolibc-arm-none-eabi)",
+            id="cross-compiler",
+        ),
+        pytest.param(
+            ["arm-none-eabi-gcc"],
+            "cortex-m0",
+            "qemu-system-arm not found on PATH; the cortex-m0 target needs it "
+            "(Debian/Ubuntu: apt-get install qemu-system-arm)",
+            id="emulator",
+            marks=needs_arm,
+        ),
+    ],
+)
+def test_missing_tool_names_packages(
+    tools_on_path: list[str],
+    target: str,
+    message: str,
+    fresh_cache: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    empty = tmp_path / "bin"
-    empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
+    """With a PATH holding only `tools_on_path`, compile names what to install."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for tool in tools_on_path:
+        real = shutil.which(tool)
+        assert real is not None
+        (folder / tool).symlink_to(real)
+    monkeypatch.setenv("PATH", str(folder))
     with pytest.raises(OnnxcError) as error:
-        onnxc.compile(_tiny_model(), target="cortex-m4")
-    assert str(error.value) == (
-        "arm-none-eabi-gcc not found on PATH; the cortex-m4 target needs it "
-        "(Debian/Ubuntu: apt-get install gcc-arm-none-eabi picolibc-arm-none-eabi)"
-    )
-
-
-@needs_arm
-def test_missing_emulator_names_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    only_gcc = tmp_path / "bin"
-    only_gcc.mkdir()
-    real_gcc = shutil.which("arm-none-eabi-gcc")
-    assert real_gcc is not None
-    (only_gcc / "arm-none-eabi-gcc").symlink_to(real_gcc)
-    monkeypatch.setenv("PATH", str(only_gcc))
-    with pytest.raises(OnnxcError) as error:
-        onnxc.compile(_tiny_model(), target="cortex-m0")
-    assert str(error.value) == (
-        "qemu-system-arm not found on PATH; the cortex-m0 target needs it "
-        "(Debian/Ubuntu: apt-get install qemu-system-arm)"
-    )
+        onnxc.compile(_tiny_model(), target=target)
+    assert str(error.value) == message
 
 
 @needs_arm
