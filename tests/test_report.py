@@ -20,6 +20,7 @@ from onnxc.report import (
     CodeSize,
     Report,
     build_report,
+    greedy_by_size_bytes,
     intermediates_bytes,
     layer_rows,
     max_live_bound,
@@ -152,6 +153,8 @@ def test_skip_connection_and_unused_output() -> None:
     assert intermediates_bytes(module) == 64 + 192 + 256 + 64 + 192
     # at the Split: a (still needed by Add), c, d1 and the unused d2
     assert max_live_bound(module) == 64 + 256 + 64 + 192
+    # largest first, lowest fitting offset: c 0, b 256, d2 256, a 448, d1 512
+    assert greedy_by_size_bytes(module) == 576
 
 
 def test_graph_output_consumed_later_is_not_an_intermediate() -> None:
@@ -225,7 +228,7 @@ def test_report_releases_resources() -> None:
 def test_plan_missing_is_said(digits_report: Report) -> None:
     report = Report(**{**vars(digits_report), "memory_plan": {}})
     text = report.format()
-    assert "greedy-by-size n/a" in text
+    assert f"TFLite Micro greedy-by-size {digits_report.greedy_by_size:,} B" in text
     assert "planner figures: none (onnxc.memory is not on the function)" in text
 
 

@@ -88,7 +88,7 @@ def test_element_types_never_share_bytes():
             helper.make_node("Relu", ["x"], ["a"]),
             helper.make_node("Cast", ["a"], ["b"], to=TensorProto.INT32),
             helper.make_node("Cast", ["b"], ["c"], to=TensorProto.FLOAT),
-            helper.make_node("Add", ["c", "x"], ["y"]),
+            helper.make_node("Mul", ["c", "x"], ["y"]),
         ]
     )
     module = lower(import_model(m).module, "loops")
@@ -101,7 +101,7 @@ def test_element_types_never_share_bytes():
     )
     y, workspace = run(m, X * 10)
     assert workspace == 2 * 4 * N
-    np.testing.assert_array_equal(y, np.trunc(np.maximum(X * 10, 0)) + X * 10)
+    np.testing.assert_array_equal(y, np.trunc(np.maximum(X * 10, 0)) * (X * 10))
 
 
 def test_no_intermediates_no_arena():
