@@ -177,9 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
             "--target",
             default="host",
             choices=list(TARGETS),
-            help="host (default: cffi on this machine) or a microcontroller, "
-            "run in its emulator: "
-            + "; ".join(f"{t.name}: {t.description}" for t in TARGETS.values()),
+            help="what the C is built for and run on (default host); MCU targets run in "
+            "an emulator. " + "; ".join(f"{t.name}: {t.description}" for t in TARGETS.values()),
         )
 
     compile_parser = commands.add_parser("compile", help="write NAME.c, NAME.h and the runtime")
