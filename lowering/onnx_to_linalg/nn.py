@@ -1,48 +1,57 @@
 """Neural-network operators: convolution, pooling and batch normalization.
 
-Every window operator reads a padded copy of its input when it needs padding
-(so no read leaves its buffer), then reduces over its window with one
-`linalg.generic` whose input map is `out * stride + tap * dilation` per spatial
-dim. Each loop dim is a bare result of some operand's map, as
-`convert-linalg-to-loops` reads loop bounds from operand shapes: Conv views its
-buffers as `[N, G, M/G, ...]` / `[G, M/G, C/G, ...]` with `memref.expand_shape`,
-pooling passes a window-shaped buffer that the body never reads (the way MLIR's
-`linalg.pooling_*` ops do). Divisors and folded normalization constants are
-computed with numpy at compile time and stored as `memref.global` weights.
+No window operator copies its input into a padded buffer: on a microcontroller
+that copy would be live next to the output. A convolution whose windows stay
+inside X is one reduction `linalg.generic` whose input map is
+`out * stride + tap * dilation` per spatial dim. Each loop dim is a bare result
+of some operand's map, as `convert-linalg-to-loops` reads loop bounds from
+operand shapes, so Conv views its buffers as `[N, G, M/G, ...]` /
+`[G, M/G, C/G, ...]` with `memref.expand_shape`.
+
+A padded convolution, and every pooling, is a parallel `linalg.generic` over
+the output whose body loops over the window with `scf.for` (carrying the
+accumulator) and reads X with `memref.load`; pooling thus needs no
+window-shaped operand for its tap loop bounds. Along each spatial dim the tap
+loop runs only over the taps inside X, so no load leaves X and padding taps are
+skipped, which gives what reading the pad value would (0 for sums, -inf for
+max). An `scf.if` on the output position sends the interior (outputs whose
+window lies inside X, known at compile time) to loops with constant trip
+counts, which the C compiler unrolls, and the border to loops with bounds
+computed from `linalg.index`. Clamping loops instead of guarding each load
+keeps bounds checks out of the tap loops.
+
+Divisors and folded normalization constants are computed with numpy at compile
+time and stored as `memref.global` weights.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects import math as math_dialect
 from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
     DenseArrayBase,
+    IndexType,
     IntegerAttr,
     MemRefType,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
-from xdsl.ir.affine import (
-    AffineBinaryOpExpr,
-    AffineBinaryOpKind,
-    AffineConstantExpr,
-    AffineDimExpr,
-    AffineExpr,
-    AffineMap,
-)
+from xdsl.dialects.linalg.ops import IndexOp
+from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from onnxc.dialects import onnx
 from onnxc.lowering.onnx_to_linalg.common import (
@@ -85,24 +94,27 @@ class Window:
     def rank(self) -> int:
         return len(self.kernel)
 
-    def padded_shape(self) -> tuple[int, ...]:
-        """Extent a padded input needs: every window tap of every output, and
-        the whole input after the begin padding."""
-        return tuple(
-            max((o - 1) * s + (k - 1) * d + 1, b + i)
-            for o, s, k, d, b, i in zip(
-                self.output_shape,
-                self.strides,
-                self.kernel,
-                self.dilations,
-                self.pads_begin,
-                self.input_shape,
-                strict=True,
-            )
-        )
+    def reads_before(self, dim: int) -> bool:
+        """Whether the first window along `dim` has taps before the input."""
+        return self.pads_begin[dim] > 0
+
+    def reads_past_end(self, dim: int) -> bool:
+        """Whether the last window along `dim` has taps past the input (end
+        padding, or the extra windows of ceil_mode)."""
+        last = self.taps(dim, self.output_shape[dim] - 1)[-1]
+        return last >= self.input_shape[dim]
+
+    def interior(self, dim: int) -> tuple[int, int]:
+        """First and last output along `dim` whose window lies inside the
+        input (first > last when there is none)."""
+        pad, stride = self.pads_begin[dim], self.strides[dim]
+        span = (self.kernel[dim] - 1) * self.dilations[dim]
+        first = -(-pad // stride)
+        last = min((self.input_shape[dim] - 1 + pad - span) // stride, self.output_shape[dim] - 1)
+        return first, last
 
     def needs_padding(self) -> bool:
-        return self.padded_shape() != self.input_shape or any(self.pads_begin)
+        return any(self.reads_before(dim) or self.reads_past_end(dim) for dim in range(self.rank))
 
     def taps(self, dim: int, out: int) -> list[int]:
         """Input coordinates of the window taps of output `out` along `dim`."""
@@ -187,11 +199,179 @@ def window_of(
 
 
 def window_expr(window: Window, out_dim: int, tap_dim: int, axis: int) -> AffineExpr:
-    """`out * stride + tap * dilation`: a padded-input index along `axis`."""
+    """`out * stride + tap * dilation`: the input index along `axis` of a
+    window that needs no padding."""
     return (
         AffineDimExpr(out_dim) * window.strides[axis]
         + AffineDimExpr(tap_dim) * window.dilations[axis]
     )
+
+
+# --------------------------------------------------------------------------
+# Window loops
+
+
+def _index(b: Builder, value: int) -> SSAValue:
+    return b.insert(arith.ConstantOp.from_int_and_width(value, IndexType())).result
+
+
+def _ceil_div(b: Builder, value: SSAValue, divisor: int) -> SSAValue:
+    """ceil(value / divisor) for value >= 0. For value <= 0 the result is
+    <= 0 (`arith.divsi` truncates toward zero), which is all a loop upper
+    bound needs."""
+    if divisor == 1:
+        return value
+    biased = b.insert(arith.AddiOp(value, _index(b, divisor - 1))).result
+    return b.insert(arith.DivSIOp(biased, _index(b, divisor))).result
+
+
+@dataclass(frozen=True)
+class TapRange:
+    """The window of one output along one spatial dim: tap `k` reads input
+    index `start + k * dilation`, and the loop runs over taps `lo <= k < hi`."""
+
+    start: SSAValue
+    lo: SSAValue
+    hi: SSAValue
+
+
+def _window_starts(b: Builder, window: Window, outs: Sequence[SSAValue]) -> list[SSAValue]:
+    """`out * stride - pads_begin` along each spatial dim: the input index of
+    tap 0 of the window of the output at spatial position `outs`."""
+    starts: list[SSAValue] = []
+    for dim, out in enumerate(outs):
+        start = out
+        if window.strides[dim] != 1:
+            start = b.insert(arith.MuliOp(start, _index(b, window.strides[dim]))).result
+        if window.pads_begin[dim]:
+            start = b.insert(arith.SubiOp(start, _index(b, window.pads_begin[dim]))).result
+        starts.append(start)
+    return starts
+
+
+def _tap_ranges(
+    b: Builder, window: Window, starts: Sequence[SSAValue], clamp: bool
+) -> list[TapRange]:
+    """The `TapRange` along each spatial dim of the windows starting at
+    `starts`: every kernel tap, or with `clamp` only the taps inside the
+    input. A bound is clamped only on a side where some window leaves the
+    input; elsewhere it stays the constant 0 or kernel size."""
+    ranges: list[TapRange] = []
+    for dim, start in enumerate(starts):
+        dilation = window.dilations[dim]
+        lo = _index(b, 0)
+        if clamp and window.reads_before(dim):
+            before = b.insert(arith.SubiOp(lo, start)).result
+            before = b.insert(arith.MaxSIOp(before, lo)).result
+            lo = _ceil_div(b, before, dilation)
+        hi = _index(b, window.kernel[dim])
+        if clamp and window.reads_past_end(dim):
+            # A window starting at or past the end gets hi <= 0 <= lo: no taps.
+            left = b.insert(arith.SubiOp(_index(b, window.input_shape[dim]), start)).result
+            hi = b.insert(arith.MinSIOp(_ceil_div(b, left, dilation), hi)).result
+        ranges.append(TapRange(start, lo, hi))
+    return ranges
+
+
+def over_window(
+    b: Builder,
+    window: Window,
+    outs: Sequence[SSAValue],
+    build: Callable[[Builder, Sequence[TapRange]], SSAValue],
+) -> SSAValue:
+    """`build(builder, ranges)` for the window of the output at spatial
+    position `outs`. Without padding the ranges hold every kernel tap. With
+    padding an `scf.if` on `outs` picks between two copies: outputs whose
+    window lies inside the input (the interior, known at compile time) take
+    every kernel tap, with constant trip counts the C compiler unrolls; the
+    others (the border) take clamped ranges. When along some dim no window
+    lies inside the input, every output takes clamped ranges, without the
+    `scf.if`."""
+    starts = _window_starts(b, window, outs)
+    if not window.needs_padding():
+        return build(b, _tap_ranges(b, window, starts, clamp=False))
+    interior = [window.interior(dim) for dim in range(window.rank)]
+    if any(first > last for first, last in interior):
+        return build(b, _tap_ranges(b, window, starts, clamp=True))
+    checks: list[SSAValue] = []
+    for dim, (out, (first, last)) in enumerate(zip(outs, interior, strict=True)):
+        if window.reads_before(dim):
+            checks.append(b.insert(arith.CmpiOp(out, _index(b, first), "sge")).result)
+        if window.reads_past_end(dim):
+            checks.append(b.insert(arith.CmpiOp(out, _index(b, last), "sle")).result)
+    inside = checks[0]
+    for check in checks[1:]:
+        inside = b.insert(arith.AndIOp(inside, check)).result
+
+    def branch(clamp: bool) -> tuple[Block, SSAValue]:
+        block = Block()
+        inner = Builder(InsertPoint.at_end(block))
+        result = build(inner, _tap_ranges(inner, window, starts, clamp))
+        inner.insert(scf.YieldOp(result))
+        return block, result
+
+    (interior_block, result), (border_block, _) = branch(False), branch(True)
+    return b.insert(scf.IfOp(inside, [result.type], [interior_block], [border_block])).results[0]
+
+
+def reduce_loop(
+    b: Builder,
+    lo: SSAValue,
+    hi: SSAValue,
+    init: SSAValue,
+    body: Callable[[Builder, SSAValue, SSAValue], SSAValue],
+) -> SSAValue:
+    """`scf.for k = lo to hi` carrying one accumulator from `init`;
+    `body(builder, k, acc)` returns the next accumulator."""
+    block = Block(arg_types=[IndexType(), init.type])
+    inner = Builder(InsertPoint.at_end(block))
+    inner.insert(scf.YieldOp(body(inner, block.args[0], block.args[1])))
+    return b.insert(scf.ForOp(lo, hi, _index(b, 1), [init], block)).results[0]
+
+
+@dataclass(frozen=True)
+class Tap:
+    """One window tap: its index along each spatial dim of the kernel, and of
+    the input."""
+
+    kernel_indices: Sequence[SSAValue]
+    input_indices: Sequence[SSAValue]
+
+
+TapBody = Callable[[Builder, Tap, SSAValue], SSAValue]
+"""Combines one window tap into the accumulator (the last argument)."""
+
+
+def reduce_window(
+    b: Builder,
+    window: Window,
+    ranges: Sequence[TapRange],
+    init: SSAValue,
+    body: TapBody,
+) -> SSAValue:
+    """One loop per spatial dim over the taps in `ranges`, combining each
+    with `body`, starting from `init`."""
+
+    def level(lb: Builder, dim: int, acc: SSAValue, taps: list[SSAValue]) -> SSAValue:
+        if dim == window.rank:
+            positions: list[SSAValue] = []
+            for r, tap, dilation in zip(ranges, taps, window.dilations, strict=True):
+                offset = tap
+                if dilation != 1:
+                    offset = lb.insert(arith.MuliOp(tap, _index(lb, dilation))).result
+                positions.append(lb.insert(arith.AddiOp(r.start, offset)).result)
+            return body(lb, Tap(taps, positions), acc)
+        r = ranges[dim]
+        return reduce_loop(lb, r.lo, r.hi, acc, lambda ib, k, a: level(ib, dim + 1, a, [*taps, k]))
+
+    return level(b, 0, init, [])
+
+
+def output_indices(b: Builder, rank: int) -> list[SSAValue]:
+    """`linalg.index` of loop dims 0..rank-1. They must sit directly in the
+    generic's body, not in a nested loop: convert-linalg-to-loops replaces
+    only those."""
+    return [b.insert(IndexOp(dim)).result for dim in range(rank)]
 
 
 # --------------------------------------------------------------------------
@@ -202,50 +382,6 @@ def _element_type(value: SSAValue) -> Attribute:
     value_type = value.type
     assert isinstance(value_type, MemRefType)
     return value_type.get_element_type()
-
-
-def padded(
-    rewriter: PatternRewriter,
-    source: onnx.OnnxOp,
-    input_buffer: SSAValue,
-    window: Window,
-    value: float,
-) -> SSAValue:
-    """`input_buffer` ([N, C, *spatial]) inside a buffer filled with `value`,
-    its spatial dims offset by the begin pads; the input itself when no
-    padding is needed."""
-    if not window.needs_padding():
-        return input_buffer
-    shape = shape_of(input_buffer)
-    padded_type = MemRefType(_element_type(input_buffer), [*shape[:2], *window.padded_shape()])
-    buffer = alloc(rewriter, padded_type)
-    fill(rewriter, source, buffer, value)
-    rank = len(shape)
-    offsets = (0, 0, *window.pads_begin)
-    # A bare `dN` result must span its whole dim, so a spatial dim that the
-    # copy fills only partly (end padding only) keeps an explicit `dN + 0`.
-    shifted = AffineMap(
-        rank,
-        0,
-        tuple(
-            AffineBinaryOpExpr(
-                AffineBinaryOpKind.Add, AffineDimExpr(i), AffineConstantExpr(offsets[i])
-            )
-            if i >= 2
-            else AffineDimExpr(i)
-            for i in range(rank)
-        ),
-    )
-    generic(
-        rewriter,
-        source,
-        [input_buffer],
-        [buffer],
-        [identity_map(rank), shifted],
-        [PARALLEL] * rank,
-        lambda b, args: args[0],
-    )
-    return buffer
 
 
 def expand(
@@ -286,14 +422,16 @@ def _spatial(op: onnx.OnnxOp, shape: Sequence[int], what: str) -> None:
 
 
 class ConvOpLowering(RewritePattern):
-    """`onnx.Conv` (1-D, 2-D, 3-D, ...) -> an optional zero-padded copy of X,
-    the output initialised with the broadcast bias B (a generic) or zero (a
-    fill), and one reduction generic over (n, g, m, o..., c, k...) with
-    `X[n, g, c, o*stride + k*dilation]`, `W[g, m, c, k]` and `Y[n, g, m, o]`
-    on `expand_shape` views that split channels by group (so grouped and
-    depthwise convolutions keep every loop dim bare). Supports group, strides,
-    dilations, explicit pads, every auto_pad and kernel_shape inferred from W;
-    rejects non-float types and a kernel_shape that contradicts W."""
+    """`onnx.Conv` (1-D, 2-D, 3-D, ...) -> the output initialised with the
+    broadcast bias B (a generic) or zero (a fill), then, on `expand_shape`
+    views that split channels by group (so grouped and depthwise convolutions
+    keep every loop dim bare): without padding, one reduction generic over
+    (n, g, m, o..., c, k...) with `X[n, g, c, o*stride + k*dilation]`,
+    `W[g, m, c, k]` and `Y[n, g, m, o]`; with padding, a parallel generic
+    over (n, g, m, o...) whose body loops over c and the taps inside X and
+    loads X and W (no padded copy of X). Supports group, strides, dilations,
+    explicit pads, every auto_pad and kernel_shape inferred from W; rejects
+    non-float types and a kernel_shape that contradicts W."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: onnx.ConvOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
@@ -314,7 +452,7 @@ class ConvOpLowering(RewritePattern):
             raise unsupported(op, f"group {group} does not fit X {x_shape} and W {w_shape}")
         window = window_of(op, x_shape[2:], kernel, y_shape[2:])
 
-        x = padded(rewriter, op, buffer_of(rewriter, x_value), window, 0.0)
+        x = buffer_of(rewriter, x_value)
         w = buffer_of(rewriter, w_value)
         y = alloc(rewriter, op.results[0].type)
         if is_none(b_value):
@@ -341,7 +479,7 @@ class ConvOpLowering(RewritePattern):
             op,
             x,
             [[0], [1, 2], *spatial_groups],
-            [n, group, cg, *shape_of(x)[2:]],
+            [n, group, cg, *x_shape[2:]],
         )
         w_view = expand(
             rewriter,
@@ -357,6 +495,10 @@ class ConvOpLowering(RewritePattern):
             [[0], [1, 2], *spatial_groups],
             [n, group, mg, *y_shape[2:]],
         )
+        if window.needs_padding():
+            _padded_conv(rewriter, op, x_view, w_view, y_view, window)
+            replace_with_buffers(rewriter, op, [y])
+            return
         # Loop dims: n, g, m, o_0..o_r-1, c, k_0..k_r-1.
         outs = [3 + i for i in range(rank)]
         c_dim = 3 + rank
@@ -392,43 +534,83 @@ class ConvOpLowering(RewritePattern):
         replace_with_buffers(rewriter, op, [y])
 
 
+def _padded_conv(
+    rewriter: PatternRewriter,
+    op: onnx.OnnxOp,
+    x_view: SSAValue,
+    w_view: SSAValue,
+    y_view: SSAValue,
+    window: Window,
+) -> None:
+    """Y[n, g, m, o] += X[n, g, c, o*stride + k*dilation] * W[g, m, c, k]
+    over the taps inside X only: a parallel generic over Y whose body loops
+    over c and those taps."""
+    rank = window.rank
+    channels = shape_of(x_view)[2]
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        n, g, m, *outs = output_indices(b, 3 + rank)
+
+        def sum_over_window(wb: Builder, ranges: Sequence[TapRange]) -> SSAValue:
+            def over_channel(cb: Builder, c: SSAValue, acc: SSAValue) -> SSAValue:
+                def tap(tb: Builder, at: Tap, acc: SSAValue) -> SSAValue:
+                    x = tb.insert(memref.LoadOp.get(x_view, [n, g, c, *at.input_indices])).res
+                    w = tb.insert(memref.LoadOp.get(w_view, [g, m, c, *at.kernel_indices])).res
+                    product = tb.insert(arith.MulfOp(x, w)).result
+                    return tb.insert(arith.AddfOp(acc, product)).result
+
+                return reduce_window(cb, window, ranges, acc, tap)
+
+            return reduce_loop(wb, _index(wb, 0), _index(wb, channels), args[0], over_channel)
+
+        return over_window(b, window, outs, sum_over_window)
+
+    generic(
+        rewriter,
+        op,
+        [],
+        [y_view],
+        [identity_map(3 + rank)],
+        [PARALLEL] * (3 + rank),
+        body,
+    )
+
+
 # --------------------------------------------------------------------------
 # Pooling
 
 
-def _pool_reduction(
+def _pool(
     rewriter: PatternRewriter,
     op: onnx.OnnxOp,
-    x: SSAValue,
-    y: SSAValue,
     window: Window,
+    init: float,
     combine: type[arith.MaximumfOp] | type[arith.AddfOp],
-) -> None:
-    """One reduction generic over (n, c, o..., k...) combining the window
-    taps of `x` (already padded) into the initialised `y`; the window-shaped
-    operand only provides the bounds of the k loops."""
-    rank = window.rank
-    window_buffer = alloc(rewriter, MemRefType(_element_type(x), list(window.kernel)))
-    num_dims = 2 + 2 * rank
-    d = AffineDimExpr
-    outs = [2 + i for i in range(rank)]
-    taps = [2 + rank + i for i in range(rank)]
-    x_map = AffineMap(
-        num_dims,
-        0,
-        (d(0), d(1), *(window_expr(window, outs[i], taps[i], i) for i in range(rank))),
-    )
-    k_map = AffineMap(num_dims, 0, tuple(d(t) for t in taps))
-    y_map = AffineMap(num_dims, 0, (d(0), d(1), *(d(o) for o in outs)))
-    generic(
-        rewriter,
-        op,
-        [x, window_buffer],
-        [y],
-        [x_map, k_map, y_map],
-        [PARALLEL] * (2 + rank) + [REDUCTION] * rank,
-        lambda b, args: b.insert(combine(args[2], args[0])).result,
-    )
+) -> SSAValue:
+    """A new buffer holding, for each output, `init` combined with the window
+    taps of X inside X: a parallel generic over (n, c, o...) whose body loops
+    over those taps and loads X (so padding taps count as `init`, and no
+    window-shaped operand is needed for the tap loop bounds)."""
+    x = buffer_of(rewriter, op.operands[0])
+    y = alloc(rewriter, op.results[0].type)
+    element_type = _element_type(y)
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        n, c, *outs = output_indices(b, 2 + window.rank)
+
+        def combine_window(wb: Builder, ranges: Sequence[TapRange]) -> SSAValue:
+            def tap(tb: Builder, at: Tap, acc: SSAValue) -> SSAValue:
+                value = tb.insert(memref.LoadOp.get(x, [n, c, *at.input_indices])).res
+                return tb.insert(combine(acc, value)).result
+
+            initial = float_constant(wb, init, element_type)
+            return reduce_window(wb, window, ranges, initial, tap)
+
+        return over_window(b, window, outs, combine_window)
+
+    y_rank = 2 + window.rank
+    generic(rewriter, op, [], [y], [identity_map(y_rank)], [PARALLEL] * y_rank, body)
+    return y
 
 
 def _pool_window(op: onnx.OnnxOp) -> Window:
@@ -442,10 +624,10 @@ def _pool_window(op: onnx.OnnxOp) -> Window:
 
 
 class MaxPoolOpLowering(RewritePattern):
-    """`onnx.MaxPool` -> an optional copy of X padded with -inf (begin/end
-    pads, plus end padding for the windows ceil_mode lets run past the
-    input), the output filled with -inf, and one reduction generic of
-    `arith.maximumf` over (n, c, o..., k...). Supports 1-D to 3-D (any rank),
+    """`onnx.MaxPool` -> one parallel generic over the output (n, c, o...)
+    whose body takes `arith.maximumf` of -inf and the window taps inside X
+    (taps in the pads, and past the input in the windows ceil_mode adds, are
+    skipped, as if they read -inf). Supports 1-D to 3-D (any rank),
     kernel_shape, strides, dilations, pads, auto_pad and ceil_mode;
     storage_order only concerns Indices. Rejects a used Indices output and
     non-float types."""
@@ -455,11 +637,7 @@ class MaxPoolOpLowering(RewritePattern):
         if op.results[1].uses:
             raise unsupported(op, "the Indices output of MaxPool is not supported")
         _check_float(op, op.operands[0])
-        window = _pool_window(op)
-        x = padded(rewriter, op, buffer_of(rewriter, op.operands[0]), window, -math.inf)
-        y = alloc(rewriter, op.results[0].type)
-        fill(rewriter, op, y, -math.inf)
-        _pool_reduction(rewriter, op, x, y, window, arith.MaximumfOp)
+        y = _pool(rewriter, op, _pool_window(op), -math.inf, arith.MaximumfOp)
         replace_with_buffers(rewriter, op, [y, None])
 
 
@@ -529,14 +707,13 @@ def _divide(
 
 
 class AveragePoolOpLowering(RewritePattern):
-    """`onnx.AveragePool` -> an optional zero-padded copy of X, the output
-    filled with zero, a sum-reduction generic over (n, c, o..., k...), and a
-    division by the number of counted taps: a constant when all windows count
-    the same, else a per-position divisor computed with numpy and stored as a
-    weight (count_include_pad=0 near the border, ceil_mode windows running
-    past the end). Supports any spatial rank, kernel_shape, strides, pads,
-    dilations, auto_pad, ceil_mode and count_include_pad. Rejects non-float
-    types."""
+    """`onnx.AveragePool` -> one parallel generic over the output (n, c, o...)
+    whose body sums the window taps inside X, and a division by the number of
+    counted taps: a constant when all windows count the same, else a
+    per-position divisor computed with numpy and stored as a weight
+    (count_include_pad=0 near the border, ceil_mode windows running past the
+    end). Supports any spatial rank, kernel_shape, strides, pads, dilations,
+    auto_pad, ceil_mode and count_include_pad. Rejects non-float types."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: onnx.AveragePoolOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
@@ -545,10 +722,7 @@ class AveragePoolOpLowering(RewritePattern):
         divisors = average_divisors(window, bool(op.attr("count_include_pad")))
         if np.any(divisors == 0):
             raise unsupported(op, "a pooling window holds no input element")
-        x = padded(rewriter, op, buffer_of(rewriter, op.operands[0]), window, 0.0)
-        y = alloc(rewriter, op.results[0].type)
-        fill(rewriter, op, y, 0.0)
-        _pool_reduction(rewriter, op, x, y, window, arith.AddfOp)
+        y = _pool(rewriter, op, window, 0.0, arith.AddfOp)
         _divide(rewriter, op, y, divisors)
         replace_with_buffers(rewriter, op, [y])
 

@@ -1,18 +1,27 @@
 """Numeric tests of the nn lowerings (Conv, pooling, BatchNormalization):
-tiny one-node models compiled with onnxc and compared with onnxruntime."""
+tiny one-node models compiled with onnxc and compared with onnxruntime; and
+checks that padded window operators allocate no padded copy and never load
+outside their input."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from xdsl.dialects import memref
 
 import onnxc
 from onnxc.errors import OnnxcError
+from onnxc.importer import import_model
+from onnxc.pipeline import lower
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -44,13 +53,19 @@ def _model(
     return model
 
 
-def _check(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
+def _reference(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """onnxruntime's outputs; declares the graph outputs (declared without a
+    shape) with their shapes."""
     expected = ort.InferenceSession(
         model.SerializeToString(), providers=["CPUExecutionProvider"]
     ).run(None, feeds)
-    # The graph output is declared without a shape; onnxruntime's is the reference.
     for output, value in zip(model.graph.output, expected, strict=True):
         output.CopyFrom(helper.make_tensor_value_info(output.name, TensorProto.FLOAT, value.shape))
+    return expected
+
+
+def _check(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
+    expected = _reference(model, feeds)
     actual = list(onnxc.compile(model).run(feeds).values())
     assert len(actual) == len(expected)
     for got, want in zip(actual, expected, strict=True):
@@ -108,19 +123,32 @@ CONV_CASES: dict[str, tuple[tuple[int, ...], tuple[int, ...], bool, dict[str, An
         {"pads": [1, 2], "strides": [2], "dilations": [2]},
     ),
     "3d": ((1, 2, 4, 5, 5), (3, 2, 2, 3, 3), True, {"pads": [0, 1, 1, 1, 1, 0]}),
+    # Pads wider than the window: the first and last windows along H (and the
+    # last along W) hold only padding; one output row is interior.
+    "2d_pads_beyond_window": (
+        (1, 2, 4, 5),
+        (3, 2, 3, 2),
+        True,
+        {"pads": [4, 1, 3, 3], "strides": [2, 1], "dilations": [1, 2]},
+    ),
+    # No window lies inside X: every output takes the clamped loops.
+    "1d_no_interior": ((1, 2, 2), (2, 2, 5), False, {"pads": [2, 2]}),
 }
 
 
-@pytest.mark.parametrize("name", list(CONV_CASES))
-def test_conv(name: str) -> None:
+def _conv_model(name: str) -> onnx.ModelProto:
     x_shape, w_shape, with_bias, attributes = CONV_CASES[name]
     weights = {"w": _random(w_shape, 1)}
     inputs = ["x", "w"]
     if with_bias:
         weights["b"] = _random((w_shape[0],), 2)
         inputs.append("b")
-    model = _model("Conv", x_shape, weights, inputs, **attributes)
-    _check(model, {"x": _random(x_shape)})
+    return _model("Conv", x_shape, weights, inputs, **attributes)
+
+
+@pytest.mark.parametrize("name", list(CONV_CASES))
+def test_conv(name: str) -> None:
+    _check(_conv_model(name), {"x": _random(CONV_CASES[name][0])})
 
 
 POOL_CASES: dict[str, tuple[str, tuple[int, ...], dict[str, Any]]] = {
@@ -268,11 +296,100 @@ POOL_CASES: dict[str, tuple[str, tuple[int, ...], dict[str, Any]]] = {
 }
 
 
+def _pool_model(name: str) -> onnx.ModelProto:
+    op_type, x_shape, attributes = POOL_CASES[name]
+    return _model(op_type, x_shape, {}, ["x"], **attributes)
+
+
 @pytest.mark.parametrize("name", list(POOL_CASES))
 def test_pool(name: str) -> None:
-    op_type, x_shape, attributes = POOL_CASES[name]
-    model = _model(op_type, x_shape, {}, ["x"], **attributes)
-    _check(model, {"x": _random(x_shape)})
+    _check(_pool_model(name), {"x": _random(POOL_CASES[name][1])})
+
+
+def _window_model(name: str) -> tuple[onnx.ModelProto, tuple[int, ...]]:
+    """Case `name` of CONV_CASES or POOL_CASES, with its graph output declared,
+    and the shape of X."""
+    if name in CONV_CASES:
+        model, x_shape = _conv_model(name), CONV_CASES[name][0]
+    else:
+        model, x_shape = _pool_model(name), POOL_CASES[name][1]
+    _reference(model, {"x": _random(x_shape)})
+    return model, x_shape
+
+
+@pytest.mark.parametrize("name", ["2d_pads_beyond_window", "max_pads", "avg_dilations_include"])
+def test_padded_window_allocates_only_its_output(name: str) -> None:
+    """No padded copy of X: followed by a Relu (so that its output is an
+    intermediate), a padded window operator allocates one buffer, its output."""
+    model, _ = _window_model(name)
+    model.graph.node[0].output[0] = "window"
+    model.graph.node.append(helper.make_node("Relu", ["window"], ["y"]))
+    module = lower(import_model(model).module, "linalg")
+    allocs = [op for op in module.walk() if isinstance(op, memref.AllocOp)]
+    assert len(allocs) == 1
+    window_shape = [d.dim_value for d in model.graph.output[0].type.tensor_type.shape.dim]
+    assert list(allocs[0].memref.type.get_shape()) == window_shape
+
+
+ASAN_MAIN = """
+#include <stdlib.h>
+#include "net.h"
+int main(void) {
+  float *x = malloc(%(x_size)d * sizeof(float));
+  float *y = malloc(%(y_size)d * sizeof(float));
+  int i, status;
+  for (i = 0; i < %(x_size)d; ++i) x[i] = (float)(i %% 7) - 3.0f;
+  status = net_run(x, y);
+  free(x);
+  free(y);
+  return status;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "2d_pads_beyond_window",
+        "1d_no_interior",
+        "2d_dilations",
+        "max_ceil_stride3",
+        "avg_dilations_include",
+        "avg_ceil_extra_pad_2_include",
+    ],
+)
+def test_window_loads_stay_inside_input(tmp_path: Path, name: str) -> None:
+    """The generated C, built with AddressSanitizer and X in a heap block of
+    its exact size: a load before or past X would be reported."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not installed")
+    model, x_shape = _window_model(name)
+    compiled = onnxc.compile(model, name="net")
+    compiled.generated.write(tmp_path)
+    (tmp_path / "main.c").write_text(
+        ASAN_MAIN % {"x_size": np.prod(x_shape), "y_size": np.prod(compiled.output_shapes[0])}
+    )
+    sources = [
+        "main.c",
+        *compiled.generated.c_files(),
+        *(p.name for p in tmp_path.glob("onnxc_*.c")),
+    ]
+    build = subprocess.run(
+        ["gcc", "-std=c99", "-g", "-fsanitize=address", "-o", "net", *sources, "-lm"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    if build.returncode != 0 and "asan" in build.stderr.lower():
+        pytest.skip("gcc cannot link AddressSanitizer here")
+    assert build.returncode == 0, build.stderr
+    run = subprocess.run(
+        [str(tmp_path / "net")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ASAN_OPTIONS": "detect_leaks=0"},
+    )
+    assert run.returncode == 0, run.stderr
 
 
 @pytest.mark.parametrize("x_shape", [(2, 3, 4, 5), (1, 4, 7), (1, 2, 3, 2, 4)])

@@ -3,12 +3,20 @@
 // CHECK:       "memref.global"() <{sym_name = "avg_divisor", type = memref<3x3xf32>, initial_value = dense<{{\[\[}}4.000000e+00, 6.000000e+00, 4.000000e+00], [6.000000e+00, 9.000000e+00, 6.000000e+00], [4.000000e+00, 6.000000e+00, 4.000000e+00]]> : memref<3x3xf32>, sym_visibility = "private", constant
 // CHECK-LABEL: func.func @average_pool_exclude_pad(
 // CHECK-SAME:      %[[X:.*]]: memref<1x1x3x3xf32>, %[[OUT:.*]]: memref<1x1x3x3xf32>)
-// CHECK:         %[[PADDED:.*]] = memref.alloc() : memref<1x1x5x5xf32>
-// CHECK:         linalg.fill {{.*}}outs(%[[PADDED]] : memref<1x1x5x5xf32>)
-// CHECK:         linalg.generic {{.*}} ins(%[[X]] : memref<1x1x3x3xf32>) outs(%[[PADDED]] : memref<1x1x5x5xf32>)
-// CHECK:         linalg.fill {{.*}}outs(%[[OUT]] : memref<1x1x3x3xf32>)
-// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d4), (d3 + d5))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], {{.*}} ins(%[[PADDED]], %{{.*}} : memref<1x1x5x5xf32>, memref<3x3xf32>) outs(%[[OUT]] : memref<1x1x3x3xf32>)
-// CHECK:           arith.addf
+// CHECK-NOT:     memref.alloc
+// CHECK-NOT:     linalg.fill
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%[[OUT]] : memref<1x1x3x3xf32>)
+// CHECK:           %[[SUM:.*]] = scf.if %{{.*}} -> (f32) {
+// CHECK:             %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (f32) {
+// CHECK:               scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
+// CHECK:                 %[[XS:.*]] = memref.load %[[X]]
+// CHECK-NEXT:            %{{.*}} = arith.addf %[[ACC]], %[[XS]] : f32
+// CHECK:           } else {
+// CHECK:             arith.maxsi
+// CHECK:             arith.minsi
+// CHECK:             memref.load %[[X]]
+// CHECK:           linalg.yield %[[SUM]] : f32
 // CHECK:         %[[DIVISOR:.*]] = memref.get_global @avg_divisor : memref<3x3xf32>
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], {{.*}} ins(%[[DIVISOR]] : memref<3x3xf32>) outs(%[[OUT]] : memref<1x1x3x3xf32>)
 // CHECK-NEXT:    ^{{.*}}(%[[D:.*]]: f32, %[[S:.*]]: f32):
@@ -25,7 +33,10 @@ func.func @average_pool_exclude_pad(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf
 // CHECK-LABEL: func.func @average_pool_uniform(
 // CHECK-SAME:      %[[X:.*]]: memref<1x2x4x4xf32>, %[[OUT:.*]]: memref<1x2x2x2xf32>)
 // CHECK-NOT:     memref.get_global
-// CHECK:         linalg.generic {{.*}} ins(%[[X]], %{{.*}} : memref<1x2x4x4xf32>, memref<2x2xf32>) outs(%[[OUT]] : memref<1x2x2x2xf32>)
+// CHECK-NOT:     memref.alloc
+// CHECK:         linalg.generic {{.*}} outs(%[[OUT]] : memref<1x2x2x2xf32>)
+// CHECK-NOT:       scf.if
+// CHECK:           memref.load %[[X]]
 // CHECK:           arith.addf
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], {{.*}} outs(%[[OUT]] : memref<1x2x2x2xf32>)
 // CHECK-NEXT:    ^{{.*}}(%[[S:.*]]: f32):
