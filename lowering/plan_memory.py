@@ -109,15 +109,6 @@ class Buffer:
     def end(self) -> int:
         return max(self.touches)
 
-    @property
-    def accessed(self) -> bool:
-        """False when only used to give a linalg op its loop ranges."""
-        return any(not _shape_only(op, k) for uses in self.touches.values() for op, k in uses)
-
-
-def _shape_only(op: Operation, operand: int) -> bool:
-    return isinstance(op, GenericOp) and not op.body.block.args[operand].uses
-
 
 @dataclass(eq=False)
 class Slot:
@@ -135,19 +126,13 @@ class Slot:
 
     @property
     def size(self) -> int:
-        return max(b.size for b in self.buffers) if self.accessed else 0
+        return max(b.size for b in self.buffers)
 
     @property
     def type_class(self) -> str:
         return self.buffers[0].type_class
 
-    @property
-    def accessed(self) -> bool:
-        return any(b.accessed for b in self.buffers)
-
     def conflicts(self, other: Slot) -> bool:
-        if not (self.accessed and other.accessed):
-            return False
         if self.start <= other.end and other.start <= self.end:
             return True
         return "byte" not in (self.type_class, other.type_class) and (
@@ -354,7 +339,7 @@ def plan_function(fn: func.FuncOp) -> None:
             "intermediates": IntegerAttr(sum(b.size for b in buffers), 64),
             "max_live": IntegerAttr(max_live(slots), 64),
             "greedy_by_size": IntegerAttr(
-                greedy_by_size([(b.start, b.end, b.size) for b in buffers if b.accessed]), 64
+                greedy_by_size([(b.start, b.end, b.size) for b in buffers]), 64
             ),
             "in_place": IntegerAttr(in_place, 64),
         }
