@@ -115,6 +115,8 @@ def replace_with_buffers(
         if buffer is None:
             new_results.append(None)
             continue
+        if isinstance(buffer.owner, memref.AllocOp) and not buffer.name_hint:
+            buffer.name_hint = result.name_hint  # the ONNX tensor's name, for the C
         cast = UnrealizedConversionCastOp.get([buffer], [result.type])
         rewriter.insert(cast, InsertPoint.before(op))
         new_results.append(cast.results[0])
