@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import affine, arith, func, memref, scf
@@ -53,7 +54,7 @@ from xdsl.ir.affine import (
 
 from onnxc.emit.header import CParam, param_list, print_header
 
-__all__ = ["ARENA_ALIGN", "ARENA_ATTR", "CEmitError", "print_c", "print_c_files"]
+__all__ = ["ARENA_ALIGN", "ARENA_ATTR", "CEmitError", "PrintedC", "print_c", "print_c_files"]
 
 ARENA_ALIGN = 16  # must equal ONNXC_ARENA_ALIGN in onnxc_runtime.h
 ARENA_ATTR = "onnxc.arena"  # marks the alloc that is the whole planned arena
@@ -182,6 +183,16 @@ C_KEYWORDS = set(
 
 class CEmitError(Exception):
     """The module holds something the C printer cannot print."""
+
+
+@dataclass(frozen=True)
+class PrintedC:
+    """What `print_c_files` wrote: the files by name, the graph inputs and
+    outputs as C parameters (inputs first, in order) and `NAME_WORKSPACE_SIZE`."""
+
+    files: dict[str, str]
+    params: list[CParam]
+    workspace_size: int
 
 
 def c_type(t: Attribute) -> str:
@@ -859,7 +870,7 @@ def print_c(
     `version` defaults to `onnxc.__version__`. Raises `CEmitError` on IR outside the
     printer's contract (see the module docstring), naming the op and its ONNX node.
     """
-    files = print_c_files(module, name, options_comment=options_comment, version=version)
+    files = print_c_files(module, name, options_comment=options_comment, version=version).files
     return files[f"{name}.c"], files[f"{name}.h"]
 
 
@@ -870,11 +881,11 @@ def print_c_files(
     options_comment: str = "",
     version: str | None = None,
     separate_weights: bool = False,
-) -> dict[str, str]:
+) -> PrintedC:
     """Print `module` as C files: file name -> text, `NAME.c` and `NAME.h`, and
     with `separate_weights` also `NAME_weights.c` holding every weight array
     (external `NAME_`-prefixed symbols), so large models can be built or placed
-    apart. Otherwise as `print_c`."""
+    apart; with the interface they declare. Otherwise as `print_c`."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
         raise ValueError(f"model name {name!r} is not a C identifier")
     ver = _version(version)
@@ -909,4 +920,4 @@ def print_c_files(
         files[f"{name}_weights.c"] = "\n".join(
             [weights_banner, f'#include "{name}.h"', "", *declarations, *weights]
         )
-    return files
+    return PrintedC(files, p.params, p.arena_size)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -34,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from onnxc.emit.build import NUMPY_OF_C, cache_dir
+from onnxc.emit.header import CParam
 from onnxc.emit.targets import SECTION_FLAGS, STRICT_FLAGS, Target
 from onnxc.errors import OnnxcError
 from onnxc.runtime_c import harness_source, runtime_dir, runtime_files
@@ -181,101 +181,35 @@ def elf_size(target: Target, elf: Path) -> dict[str, int]:
     return {"text": text, "data": data, "bss": bss}
 
 
-# --- reading the model's interface from its generated C --------------------------
-
-
-def _c_unescape(literal: str) -> str:
-    """The text of a C string literal as `emit.c_printer.c_string` writes them."""
-    body = literal[1:-1].encode("latin-1")
-    out = bytearray()
-    k = 0
-    while k < len(body):
-        if body[k : k + 1] == b"\\":
-            octal = re.match(rb"[0-7]{3}", body[k + 1 : k + 4])
-            if octal:
-                out.append(int(octal[0], 8))
-                k += 4
-                continue
-            out += body[k + 1 : k + 2]
-            k += 2
-            continue
-        out += body[k : k + 1]
-        k += 1
-    return out.decode()
-
-
-def _tensor_tables(
-    c_source: str, name: str
-) -> tuple[list[tuple[str, tuple[int, ...]]], list[tuple[str, tuple[int, ...]]]]:
-    """(name, shape) of each input and output, from the NAME_inputs/outputs tables."""
-    shapes = {
-        m[1]: tuple(int(d) for d in m[2].split(","))
-        for m in re.finditer(
-            rf"^static const int32_t ({name}_\w+_shape)\[\d+\] = \{{([^}}]*)\}};$",
-            c_source,
-            re.M,
-        )
-    }
-    tables: list[list[tuple[str, tuple[int, ...]]]] = []
-    for kind in ("inputs", "outputs"):
-        block = re.search(
-            rf"^const onnxc_tensor_info {name}_{kind}\[\] = \{{$(.*?)^\}};$",
-            c_source,
-            re.M | re.S,
-        )
-        if block is None:
-            raise OnnxcError(f"{name}.c has no {name}_{kind} table")
-        rows = re.findall(r'^  \{("(?:[^"\\]|\\.)*"), \w+, \d+, (\w+)\},$', block[1], re.M)
-        tables.append([(_c_unescape(s), shapes.get(shape, ())) for s, shape in rows])
-    return tables[0], tables[1]
-
-
-def _arg_types(header_source: str, name: str) -> list[str]:
-    """The C element type of each pointer parameter of NAME_run_with_workspace."""
-    match = re.search(
-        rf"^int {name}_run_with_workspace\(void \*workspace(.*)\);$", header_source, re.M
-    )
-    if match is None:
-        raise OnnxcError(f"{name}.h declares no {name}_run_with_workspace")
-    return re.findall(r", (?:const )?(\w+) \*\w+", match[1])
-
-
-def _define(header_source: str, macro: str) -> int:
-    match = re.search(rf"^#define {macro} (\d+)$", header_source, re.M)
-    if match is None:
-        raise OnnxcError(f"the header defines no {macro}")
-    return int(match[1])
-
-
 class EmulatedC:
     """A model built into an emulator ELF: `call` runs it on numpy arrays.
 
-    The interface (names, shapes, C element types, workspace size) is read from
-    the generated C, as the host build reads it from the compiled tables.
+    `params` (graph inputs then outputs, as the C printer declared them) and
+    `workspace_size` describe its interface, as the host build reads them from
+    the compiled tables.
     """
 
     def __init__(
         self,
         elf: Path,
         name: str,
-        files: Mapping[str, str],
+        params: Sequence[CParam],
+        workspace_size: int,
         target: Target,
         *,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
-        header, c_source = files[f"{name}.h"], files[f"{name}.c"]
         self.elf = elf
         self.name = name
         self.target = target
         self.timeout = timeout
         self.emulator = require_tool(target.emulator[0], target.emulator_packages, target)
-        self.input_info, self.output_info = _tensor_tables(c_source, name)
-        self.num_inputs = _define(header, f"{name}_NUM_INPUTS")
-        self.num_outputs = _define(header, f"{name}_NUM_OUTPUTS")
-        self.workspace_size = _define(header, f"{name}_WORKSPACE_SIZE")
-        self.arg_types = _arg_types(header, name)
-        if len(self.input_info) != self.num_inputs or len(self.output_info) != self.num_outputs:
-            raise OnnxcError(f"{name}.c: its tensor tables do not match {name}.h")
+        self.input_info = [(p.onnx_name, p.shape) for p in params if p.is_input]
+        self.output_info = [(p.onnx_name, p.shape) for p in params if not p.is_input]
+        self.num_inputs = len(self.input_info)
+        self.num_outputs = len(self.output_info)
+        self.workspace_size = workspace_size
+        self.arg_types = [p.c_type for p in params]
 
     def size(self) -> dict[str, int]:
         """text, data and bss bytes of the ELF (model, harness and libc)."""

@@ -17,8 +17,6 @@ result can differ in the last bits, as with any fused bias.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, StringAttr
@@ -28,28 +26,9 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-VIEWS = (memref.CollapseShapeOp, memref.ExpandShapeOp)
+from onnxc.lowering.buffer_uses import all_parallel, top_level_index, touches
+
 COMMENT = "onnxc.comment"
-
-
-def _touches(value: SSAValue) -> Iterator[tuple[Operation, int]]:
-    """(user, operand index) of every use of `value` or of a view of it."""
-    for use in value.uses:
-        if isinstance(use.operation, VIEWS):
-            yield from _touches(use.operation.results[0])
-        else:
-            yield use.operation, use.index
-
-
-def _top(op: Operation, body: dict[Operation, int]) -> int | None:
-    current: Operation | None = op
-    while current is not None and current not in body:
-        current = current.parent_op()
-    return None if current is None else body[current]
-
-
-def _all_parallel(op: GenericOp) -> bool:
-    return all(str(t.data) == "parallel" for t in op.iterator_types.data)
 
 
 def _identity(op: GenericOp, operand: int) -> bool:
@@ -61,7 +40,7 @@ def _as_add(op: Operation) -> tuple[SSAValue, SSAValue] | None:
     """The two inputs of an elementwise `out = a + b` generic (identity maps)."""
     if not (isinstance(op, GenericOp) and len(op.inputs) == 2 and len(op.outputs) == 1):
         return None
-    if not (_all_parallel(op) and all(_identity(op, k) for k in range(3))):
+    if not (all_parallel(op) and all(_identity(op, k) for k in range(3))):
         return None
     block = op.body.block
     ops = list(block.ops)
@@ -78,7 +57,7 @@ def _is_init(op: Operation, buffer: SSAValue) -> bool:
     """`op` writes every element of `buffer` without reading it."""
     if isinstance(op, FillOp):
         return list(op.outputs) == [buffer]
-    if not (isinstance(op, GenericOp) and list(op.outputs) == [buffer] and _all_parallel(op)):
+    if not (isinstance(op, GenericOp) and list(op.outputs) == [buffer] and all_parallel(op)):
         return False
     out_arg = op.body.block.args[len(op.inputs)]
     return _identity(op, len(op.inputs)) and not out_arg.uses
@@ -94,40 +73,41 @@ def _only_reads(op: Operation, operand: int) -> bool:
     return isinstance(op, memref.LoadOp)
 
 
+def _steps(value: SSAValue, body: dict[Operation, int]) -> list[tuple[int, Operation, int]]:
+    """(step, user, operand index) of every touch of `value`, in step order."""
+    found: list[tuple[int, Operation, int]] = []
+    for user, operand in touches(value):
+        step = top_level_index(user, body)
+        assert step is not None, "a use outside the function body"
+        found.append((step, user, operand))
+    return sorted(found, key=lambda t: t[0])
+
+
 def _fold(add: GenericOp, body: dict[Operation, int]) -> bool:
     inputs = _as_add(add)
     if inputs is None:
         return False
-    at = body[add]
     out = add.outputs[0]
-    out_is_alloc = isinstance(out.owner, memref.AllocOp)
-    if not (out_is_alloc or isinstance(out, BlockArgument)):
+    if not isinstance(out.owner, memref.AllocOp) and not isinstance(out, BlockArgument):
         return False
-    if any((_top(u, body) or 0) < at for u, _ in _touches(out)):
+    if any(step < body[add] for step, _, _ in _steps(out, body)):
         return False
     for k, partial in enumerate(inputs):
         other = inputs[1 - k]
         if not isinstance(partial.owner, memref.AllocOp) or partial.type != out.type:
             continue
-        touches = sorted(((_top(u, body), u, i) for u, i in _touches(partial)), key=lambda t: t[0])
-        if any(t is None for t, _, _ in touches) or touches[-1][1] is not add:
-            continue
-        init_at, init, _ = touches[0]
-        assert init_at is not None
+        steps = _steps(partial, body)
+        init_at, init, _ = steps[0]
+        if steps[-1][1] is not add or any(user is add for _, user, _ in steps[:-1]):
+            continue  # not read last by the Add, or P + P
         if not _is_init(init, partial):
             continue
-        if not all(_only_outs(u, i) for _, u, i in touches[1:-1]):
+        if not all(_only_outs(user, i) for _, user, i in steps[1:-1]):
             continue
-        if any(u is add for _, u, _ in touches[:-1]):
-            continue  # P + P
-        other_touches = [(_top(u, body), u, i) for u, i in _touches(other)]
-        if any(t is None for t, _, _ in other_touches):
-            continue
-        later = [(u, i) for t, u, i in other_touches if t is not None and t >= init_at]
-        born_before = isinstance(other, BlockArgument) or any(
-            t is not None and t < init_at for t, _, _ in other_touches
-        )
-        if not born_before or not all(_only_reads(u, i) for u, i in later):
+        other_steps = _steps(other, body)
+        born_before = isinstance(other, BlockArgument) or other_steps[0][0] < init_at
+        later = [(user, i) for step, user, i in other_steps if step >= init_at]
+        if not born_before or not all(_only_reads(user, i) for user, i in later):
             continue
         _rewrite(add, init, partial, other, partial_first=k == 0)
         return True

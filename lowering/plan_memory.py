@@ -35,13 +35,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     DictionaryAttr,
-    Float32Type,
-    Float64Type,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -55,36 +54,19 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from onnxc.emit.c_printer import ARENA_ALIGN, ARENA_ATTR
+from onnxc.emit.c_printer import ARENA_ALIGN, ARENA_ATTR, element_size
+from onnxc.lowering.buffer_uses import aliases, all_parallel, top_level_index, touches
 
 MEMORY_ATTR = "onnxc.memory"
-VIEWS = (
-    memref.CollapseShapeOp,
-    memref.ExpandShapeOp,
-    memref.SubviewOp,
-    memref.CastOp,
-    memref.ReinterpretCastOp,
-    memref.ViewOp,
-)
 
 
 def _aligned(n: int) -> int:
     return -(-n // ARENA_ALIGN) * ARENA_ALIGN
 
 
-def element_bytes(t: Attribute) -> int:
-    if isinstance(t, Float32Type):
-        return 4
-    if isinstance(t, Float64Type | IndexType):
-        return 8  # index: pointer-wide, at most 8 bytes on every target
-    if isinstance(t, IntegerType):
-        return max(1, (t.width.data + 7) // 8)
-    raise ValueError(f"plan-memory: no size for element type {t}")
-
-
 def _type_class(t: Attribute) -> str:
     """Buffers may share bytes only within one class (C's aliasing rules)."""
-    if element_bytes(t) == 1:
+    if element_size(t) == 1:
         return "byte"
     if isinstance(t, IntegerType):
         return f"i{t.width.data}"  # signed and unsigned may alias
@@ -94,18 +76,19 @@ def _type_class(t: Attribute) -> str:
 @dataclass(eq=False)
 class Buffer:
     """A planned `memref.alloc`: its size, lifetime (top-level op indices) and
-    the (op, operand index) pairs through which each top-level op touches it."""
+    the (op, operand index) pairs through which each top-level op touches it
+    (`start` and `end` are read once `touches` is complete, and kept)."""
 
     alloc: memref.AllocOp
     size: int
     type_class: str
     touches: dict[int, list[tuple[Operation, int]]] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def start(self) -> int:
         return min(self.touches)
 
-    @property
+    @cached_property
     def end(self) -> int:
         return max(self.touches)
 
@@ -140,15 +123,6 @@ class Slot:
         )
 
 
-def _top_level_index(op: Operation, body: dict[Operation, int]) -> int:
-    current: Operation | None = op
-    while current is not None and current not in body:
-        current = current.parent_op()
-    if current is None:
-        raise ValueError(f"plan-memory: {op.name} is outside the function body")
-    return body[current]
-
-
 def find_buffers(fn: func.FuncOp) -> list[Buffer]:
     """The top-level static allocs of `fn` and where they are touched."""
     body = {op: i for i, op in enumerate(fn.body.block.ops)}
@@ -163,16 +137,12 @@ def find_buffers(fn: func.FuncOp) -> list[Buffer]:
         numel = 1
         for d in t.get_shape():
             numel *= d
-        buffer = Buffer(op, numel * element_bytes(t.element_type), _type_class(t.element_type))
-        values: list[SSAValue] = [op.memref]
-        while values:
-            for use in values.pop().uses:
-                user = use.operation
-                if isinstance(user, VIEWS):
-                    values.append(user.results[0])
-                elif not isinstance(user, memref.DeallocOp):
-                    index = _top_level_index(user, body)
-                    buffer.touches.setdefault(index, []).append((user, use.index))
+        buffer = Buffer(op, numel * element_size(t.element_type), _type_class(t.element_type))
+        for user, operand in touches(op.memref):
+            index = top_level_index(user, body)
+            if index is None:
+                raise ValueError(f"plan-memory: {user.name} is outside the function body")
+            buffer.touches.setdefault(index, []).append((user, operand))
         buffers.append(buffer)
     return buffers
 
@@ -182,23 +152,16 @@ def _is_permutation(op: GenericOp, operand: int) -> bool:
     return amap.num_dims == len(amap.results) and amap.inverse_permutation() is not None
 
 
-def _all_parallel(op: GenericOp) -> bool:
-    return all(str(t.data) == "parallel" for t in op.iterator_types.data)
-
-
 def merge_in_place(fn: func.FuncOp, buffers: Sequence[Buffer]) -> list[Slot]:
     """Slots for `buffers`, merging outputs into inputs that die at the same op."""
     slot_of: dict[Buffer, Slot] = {b: Slot([b]) for b in buffers}
     root_of: dict[SSAValue, Buffer] = {}
     for b in buffers:
-        values: list[SSAValue] = [b.alloc.memref]
-        while values:
-            value = values.pop()
-            root_of[value] = b
-            values += [u.operation.results[0] for u in value.uses if isinstance(u.operation, VIEWS)]
+        for alias in aliases(b.alloc.memref):
+            root_of[alias] = b
     ops = list(fn.body.block.ops)
     for index, op in enumerate(ops):
-        if not (isinstance(op, GenericOp) and len(op.outputs) == 1 and _all_parallel(op)):
+        if not (isinstance(op, GenericOp) and len(op.outputs) == 1 and all_parallel(op)):
             continue
         n_in = len(op.inputs)
         out = root_of.get(op.outputs[0])

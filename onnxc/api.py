@@ -29,6 +29,7 @@ from onnxc.dialects.constants import released_resources
 from onnxc.emit.build import CompiledC, build_extension
 from onnxc.emit.c_printer import print_c_files
 from onnxc.emit.cross import DEFAULT_TIMEOUT, EmulatedC, build_elf
+from onnxc.emit.header import CParam
 from onnxc.emit.targets import TARGETS as TARGET_TABLE
 from onnxc.emit.targets import get_target
 from onnxc.errors import OnnxcError
@@ -50,6 +51,10 @@ class GeneratedC:
     input_names: list[str]
     output_names: list[str]
     input_defaults: dict[str, np.ndarray] = field(default_factory=dict)
+    params: list[CParam] = field(default_factory=list)
+    """The inputs then outputs as C parameters (name, element type, shape)."""
+    workspace_size: int = 0
+    """`NAME_WORKSPACE_SIZE`: the bytes of the planned arena."""
 
     @property
     def c_source(self) -> str:
@@ -119,7 +124,7 @@ def generate_c(
             "shapes": dict(shapes or {}),
             "target": target,
         }
-        files = print_c_files(
+        printed = print_c_files(
             module,
             c_name,
             options_comment=_options_comment(options),
@@ -128,10 +133,12 @@ def generate_c(
         )
     return GeneratedC(
         c_name,
-        files,
+        printed.files,
         imported.input_names,
         imported.output_names,
         imported.input_defaults,
+        printed.params,
+        printed.workspace_size,
     )
 
 
@@ -229,7 +236,9 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     generated = generate_c(model, dims=dims, shapes=shapes, name=name, target=target)
     if not chosen.is_host:
         elf = build_elf(generated.name, generated.files, chosen, opt_level=opt_level)
-        emulated = EmulatedC(elf, generated.name, generated.files, chosen, timeout=timeout)
+        emulated = EmulatedC(
+            elf, generated.name, generated.params, generated.workspace_size, chosen, timeout=timeout
+        )
         return CompiledModel(generated, emulated, target)
     extension = build_extension(
         generated.c_source,

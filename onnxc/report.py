@@ -19,7 +19,6 @@ It has three parts:
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import tempfile
@@ -46,10 +45,7 @@ from onnxc.emit.c_printer import element_size
 from onnxc.emit.targets import get_target
 from onnxc.errors import OnnxcError
 from onnxc.importer import ModelLike
-from onnxc.lowering.plan_memory import greedy_by_size
-
-MEMORY_ATTR = "onnxc.memory"
-"""The function attribute in which the memory planner records its figures."""
+from onnxc.lowering.plan_memory import MEMORY_ATTR, greedy_by_size
 
 MAC_OPS = ("Conv", "ConvInteger", "ConvTranspose", "Gemm", "MatMul", "MatMulInteger")
 """Operators whose multiply-accumulates the table counts; every other row has 0."""
@@ -240,14 +236,6 @@ def flash_weight_bytes(loops_module: ModuleOp) -> int:
     return total
 
 
-def workspace_size(generated: GeneratedC) -> int:
-    """`NAME_WORKSPACE_SIZE` from the generated header."""
-    found = re.search(rf"#define {generated.name}_WORKSPACE_SIZE (\d+)", generated.header_source)
-    if found is None:
-        raise OnnxcError(f"size report: {generated.name}.h defines no WORKSPACE_SIZE")
-    return int(found.group(1))
-
-
 # --- code size ------------------------------------------------------------------
 
 
@@ -389,7 +377,7 @@ def make_report(
         intermediates_bytes=seen.intermediates,
         max_live_bound=seen.bound,
         greedy_by_size=seen.greedy_by_size,
-        workspace_size=workspace_size(generated),
+        workspace_size=generated.workspace_size,
         weight_bytes=seen.weights,
         code_size=code_size,
         memory_plan=seen.plan,

@@ -4,6 +4,8 @@ code size measurement, on small hand-built models and the bundled example."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -293,9 +295,6 @@ def test_compile_error_is_reported() -> None:
 
 
 def test_cli_report(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     result = subprocess.run(
         [sys.executable, "-m", "onnxc", "compile", str(EXAMPLE), "-o", str(tmp_path), "--report"],
         capture_output=True,

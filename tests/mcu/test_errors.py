@@ -22,6 +22,7 @@ from onnx import helper as h
 
 import onnxc
 from onnxc.emit.cross import EmulatedC, build_elf
+from onnxc.emit.header import CParam
 from onnxc.emit.targets import get_target
 from onnxc.errors import OnnxcError
 from tests.mcu.tools import needs_arm
@@ -70,7 +71,12 @@ int probe_invoke(void *workspace, const void *const *inputs, void *const *output
 def _probe(target: str, *, timeout: float = 30.0) -> EmulatedC:
     files = {"probe.h": PROBE_H, "probe.c": PROBE_C}
     spec = get_target(target)
-    return EmulatedC(build_elf("probe", files, spec), "probe", files, spec, timeout=timeout)
+    params = [
+        CParam("x", "x", "int32_t", "ONNXC_DTYPE_INT32", (2,), True),
+        CParam("y", "y", "int32_t", "ONNXC_DTYPE_INT32", (1,), False),
+    ]
+    elf = build_elf("probe", files, spec)
+    return EmulatedC(elf, "probe", params, 16, spec, timeout=timeout)
 
 
 def _tiny_model() -> onnx.ModelProto:
