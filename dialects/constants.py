@@ -21,15 +21,12 @@ from xdsl.dialects.builtin import (
     BytesAttr,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IntegerType,
     ShapedType,
-    Signedness,
     TensorType,
 )
 from xdsl.ir import Attribute
+
+from onnxc import element_types
 
 INLINE_LIMIT = 16
 """Constants with more elements than this become resources."""
@@ -39,20 +36,20 @@ _BLOB_ALIGNMENT_PREFIX = (4).to_bytes(4, "little")
 
 
 def numpy_dtype(element_type: Attribute) -> np.dtype:
-    """The numpy dtype holding elements of `element_type`."""
-    if isinstance(element_type, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(element_type, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(element_type, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(element_type, IntegerType):
-        width = element_type.width.data
-        if width == 1:
-            return np.dtype(np.bool_)
-        unsigned = element_type.signedness.data == Signedness.UNSIGNED
-        return np.dtype(f"{'u' if unsigned else 'i'}{width // 8}")
-    raise TypeError(f"no numpy dtype for element type {element_type}")
+    """The numpy dtype holding elements of `element_type` (the element-type table)."""
+    row = element_types.of_ir(element_type)
+    if row is None:
+        raise TypeError(f"no numpy dtype for element type {element_type}")
+    return row.numpy_dtype
+
+
+def _storage(array: np.ndarray, element_type: Attribute) -> bytes:
+    """The raw little-endian bytes of `array` as elements of `element_type`
+    (bool as one byte 0/1)."""
+    data = np.ascontiguousarray(array, dtype=numpy_dtype(element_type))
+    if data.dtype == np.bool_:
+        data = data.astype(np.uint8)
+    return data.tobytes()
 
 
 def _blob_storage() -> OpAsmDialectInterface:
@@ -63,20 +60,16 @@ def _blob_storage() -> OpAsmDialectInterface:
 
 def dense_attr(array: np.ndarray, shaped_type: ShapedType) -> DenseIntOrFPElementsAttr:
     """Inline dense elements holding `array` (converted to the type's elements)."""
-    data = np.ascontiguousarray(array, dtype=numpy_dtype(shaped_type.get_element_type()))
-    if data.dtype == np.bool_:
-        data = data.astype(np.int8)
-    return DenseIntOrFPElementsAttr(shaped_type, BytesAttr(data.tobytes()))
+    data = _storage(array, shaped_type.get_element_type())
+    return DenseIntOrFPElementsAttr(shaped_type, BytesAttr(data))
 
 
 def resource_attr(array: np.ndarray, tensor_type: TensorType, hint: str) -> DenseResourceAttr:
     """A `dense_resource` holding `array`, under a handle derived from `hint`."""
-    data = np.ascontiguousarray(array, dtype=numpy_dtype(tensor_type.get_element_type()))
-    if data.dtype == np.bool_:
-        data = data.astype(np.int8)
+    data = _storage(array, tensor_type.get_element_type())
     storage = _blob_storage()
     handle = storage.declare_resource(re.sub(r"[^A-Za-z0-9_.]", "_", hint) or "blob")
-    storage.parse_resource(handle, "0x" + (_BLOB_ALIGNMENT_PREFIX + data.tobytes()).hex())
+    storage.parse_resource(handle, "0x" + (_BLOB_ALIGNMENT_PREFIX + data).hex())
     return DenseResourceAttr.from_params(handle, tensor_type)
 
 
@@ -102,7 +95,7 @@ def elements_to_numpy(attr: Attribute) -> np.ndarray:
         raise TypeError(f"not an elements attribute: {attr}")
     element_type = shaped.get_element_type()
     dtype = numpy_dtype(element_type)
-    storage_dtype = np.int8 if dtype == np.bool_ else dtype
+    storage_dtype = np.uint8 if dtype == np.bool_ else dtype
     shape = tuple(shaped.get_shape())
     count = int(np.prod(shape)) if shape else 1
     values = np.frombuffer(raw, dtype=storage_dtype)

@@ -17,7 +17,6 @@ import importlib.machinery
 import importlib.util
 import os
 import re
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -29,28 +28,14 @@ from typing import Any
 
 import numpy as np
 
+from onnxc import element_types
+from onnxc.emit.runner import TensorSpec, check_inputs
+from onnxc.errors import BuildError, InternalError, RunError
 from onnxc.runtime_c import runtime_dir, runtime_files
 
 __all__ = ["BuildError", "CompiledC", "build_extension", "cache_dir"]
 
 DEFAULT_CFLAGS = ("-O3", "-std=c99", "-ffp-contract=off")
-NUMPY_OF_C = {
-    "float": np.float32,
-    "double": np.float64,
-    "int8_t": np.int8,
-    "int16_t": np.int16,
-    "int32_t": np.int32,
-    "int64_t": np.int64,
-    "uint8_t": np.uint8,
-    "uint16_t": np.uint16,
-    "uint32_t": np.uint32,
-    "uint64_t": np.uint64,
-    "ptrdiff_t": np.intp,
-}
-
-
-class BuildError(RuntimeError):
-    """The C compiler rejected the generated code; the message holds its output."""
 
 
 def cache_dir() -> Path:
@@ -72,18 +57,18 @@ def _compiler_id() -> str:
 
 
 @functools.cache
-def _tensor_info_typedef() -> str:
-    """The `onnxc_tensor_info` typedef, read from the runtime header itself so
-    that cffi's view of the record cannot drift from the C one."""
+def _runtime_typedefs() -> str:
+    """The `onnxc_tensor_info` and `onnxc_tensor` typedefs, read from the runtime
+    header itself so that cffi's view of the records cannot drift from C's."""
     header = (runtime_dir() / "onnxc_runtime.h").read_text()
-    match = re.search(r"typedef struct \{[^}]*\} onnxc_tensor_info;", header)
-    assert match is not None, "onnxc_runtime.h lost its onnxc_tensor_info typedef"
-    return match.group(0)
+    found = re.findall(r"typedef struct \{[^}]*\} onnxc_tensor(?:_info)?;", header)
+    assert len(found) == 2, "onnxc_runtime.h lost a tensor record typedef"
+    return "\n".join(found)
 
 
 def make_cdef(header_source: str, name: str) -> str:
     """The cffi declarations of a generated header: prototypes, sizes, tables."""
-    lines = [_tensor_info_typedef()]
+    lines = [_runtime_typedefs()]
     for m in re.finditer(
         rf"^#define ({name}_(?:WORKSPACE_SIZE|NUM_INPUTS|NUM_OUTPUTS)) (\d+)$",
         header_source,
@@ -94,10 +79,13 @@ def make_cdef(header_source: str, name: str) -> str:
         f"extern const onnxc_tensor_info {name}_inputs[];",
         f"extern const onnxc_tensor_info {name}_outputs[];",
     ]
-    protos = re.findall(rf"^int {name}_run(?:_with_workspace)?\([^)]*\);", header_source, re.M)
-    if len(protos) != 2:
-        raise BuildError(f"header declares no {name}_run / {name}_run_with_workspace")
-    return "\n".join(lines + protos) + "\n"
+    prototypes = re.findall(
+        rf"^int {name}_(?:run|run_with_workspace|invoke)\([^;]*\);", header_source, re.M
+    )
+    if not any(p.startswith(f"int {name}_invoke(") for p in prototypes):
+        raise BuildError(f"the header of {name} declares no {name}_invoke")
+    lines += [" ".join(p.split()) for p in prototypes]
+    return "\n".join(lines) + "\n"
 
 
 @contextlib.contextmanager
@@ -127,7 +115,7 @@ def _load(module_name: str, path: Path) -> ModuleType:
         return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
-        raise BuildError(f"cannot load {path}")
+        raise InternalError(f"internal error: cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     sys.modules[module_name] = module
@@ -180,77 +168,56 @@ def build_extension(
             with _captured_output(log):
                 built = Path(ffi.compile(tmpdir=str(tmpdir), verbose=False))
         except cffi.VerificationError as exc:
-            raise BuildError(f"compiling {name}.c failed: {exc}\n{''.join(log)}") from exc
+            raise BuildError(
+                f"compiling {name}.c failed: {_first_error(''.join(log), exc)}"
+            ) from exc
         os.replace(built, target)  # atomic: a concurrent build of the key is identical
     return _load(module_name, target)
 
 
-class CompiledC:
-    """A loaded model: calls ``NAME_run`` on numpy arrays.
+def _first_error(log: str, exc: Exception) -> str:
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    found = next((line for line in lines if "error" in line.lower()), None)
+    return found or (lines[0] if lines else str(exc).splitlines()[0])
 
-    Argument dtypes come from the C prototype; input shapes from ``NAME_inputs``.
-    """
+
+class CompiledC:
+    """A model loaded in-process: calls ``NAME_run`` on numpy arrays.
+
+    The interface (input and output names, element types, shapes) is read from
+    the compiled ``NAME_inputs`` / ``NAME_outputs`` tables."""
 
     def __init__(self, extension: ModuleType, name: str) -> None:
         self.ffi: Any = extension.ffi
         self.lib: Any = extension.lib
         self.name = name
         self.run = getattr(self.lib, f"{name}_run")
-        self.num_inputs = int(getattr(self.lib, f"{name}_NUM_INPUTS"))
-        self.num_outputs = int(getattr(self.lib, f"{name}_NUM_OUTPUTS"))
+        num_inputs = int(getattr(self.lib, f"{name}_NUM_INPUTS"))
+        num_outputs = int(getattr(self.lib, f"{name}_NUM_OUTPUTS"))
         self.workspace_size = int(getattr(self.lib, f"{name}_WORKSPACE_SIZE"))
-        self.arg_types: list[str] = [a.item.cname for a in self.ffi.typeof(self.run).args]
-        self.input_info = [
-            self._info(getattr(self.lib, f"{name}_inputs")[k]) for k in range(self.num_inputs)
-        ]
-        self.output_info = [
-            self._info(getattr(self.lib, f"{name}_outputs")[k]) for k in range(self.num_outputs)
-        ]
+        table_in = getattr(self.lib, f"{name}_inputs")
+        table_out = getattr(self.lib, f"{name}_outputs")
+        self.inputs = [self._spec(table_in[k]) for k in range(num_inputs)]
+        self.outputs = [self._spec(table_out[k]) for k in range(num_outputs)]
 
-    def _info(self, rec: Any) -> tuple[str, tuple[int, ...]]:
-        shape = tuple(int(rec.shape[d]) for d in range(rec.rank))
-        return self.ffi.string(rec.name).decode(), shape
+    def _spec(self, record: Any) -> TensorSpec:
+        name = self.ffi.string(record.name).decode()
+        element = element_types.by_onnx_code(int(record.dtype))
+        if element is None:
+            raise InternalError(f"internal error: {self.name}: '{name}' has dtype {record.dtype}")
+        shape = tuple(int(record.shape[d]) for d in range(record.rank))
+        return TensorSpec(name, element, shape)
 
-    def _pointer(self, arr: np.ndarray, k: int) -> Any:
-        ctype = self.arg_types[k]
-        return self.ffi.from_buffer(f"{ctype}[]", arr, require_writable=False)
+    def _pointer(self, array: np.ndarray, spec: TensorSpec) -> Any:
+        return self.ffi.from_buffer(f"{spec.element.c_type}[]", array, require_writable=False)
 
-    def call(
-        self,
-        inputs: Sequence[np.ndarray],
-        output_specs: Sequence[tuple[Sequence[int], Any]] | None = None,
-    ) -> list[np.ndarray]:
-        """Run once; `output_specs` are (shape, dtype) pairs (default: the header's)."""
-        if len(inputs) != self.num_inputs:
-            raise ValueError(f"{self.name}: expected {self.num_inputs} inputs")
-        if output_specs is None:
-            output_specs = [
-                (shape, NUMPY_OF_C[self.arg_types[self.num_inputs + k]])
-                for k, (_, shape) in enumerate(self.output_info)
-            ]
-        if len(output_specs) != self.num_outputs:
-            raise ValueError(f"{self.name}: expected {self.num_outputs} outputs")
-        outputs = [np.empty(tuple(s), dtype=d) for s, d in output_specs]
-        specs = [(a, info) for a, info in zip(inputs, self.input_info, strict=True)] + [
-            (a, info) for a, info in zip(outputs, self.output_info, strict=True)
-        ]
-        args = []
-        for k, (arr, (tname, shape)) in enumerate(specs):
-            want = np.dtype(NUMPY_OF_C[self.arg_types[k]])
-            if not isinstance(arr, np.ndarray) or arr.dtype != want:
-                got = getattr(arr, "dtype", type(arr).__name__)
-                raise TypeError(f"{self.name}: {tname!r} must be {want}, got {got}")
-            if arr.shape != shape:
-                raise ValueError(f"{self.name}: {tname!r} must have shape {shape}, got {arr.shape}")
-            if not arr.flags.c_contiguous:
-                raise ValueError(f"{self.name}: {tname!r} must be C-contiguous")
-            args.append(self._pointer(arr, k))
+    def call(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Run once on the inputs in order; returns the outputs in order."""
+        check_inputs(self.name, self.inputs, inputs)
+        outputs = [np.empty(s.shape, dtype=s.element.numpy_dtype) for s in self.outputs]
+        args = [self._pointer(a, s) for a, s in zip(inputs, self.inputs, strict=True)]
+        args += [self._pointer(a, s) for a, s in zip(outputs, self.outputs, strict=True)]
         status = self.run(*args)
         if status < 0:
-            raise RuntimeError(f"{self.name}_run failed with status {status}")
+            raise RunError(f"{self.name}_run failed with status {status}")
         return outputs
-
-
-def clear_cache() -> None:
-    """Remove every cached build (for tests and troubleshooting)."""
-    shutil.rmtree(cache_dir(), ignore_errors=True)

@@ -1,35 +1,45 @@
-"""The C printer: loop-level IR (func/scf/memref/arith/math/affine) to C99 text.
+"""The C printer of function bodies: loop-level IR (func/scf/memref/arith/math/
+affine) to C99 statements.
 
-`print_c` turns a `builtin.module` holding constant `memref.global` weights and one
-`func.func` (graph inputs then outputs as static memref arguments, no results) into
-``NAME.c`` and ``NAME.h``. Scalar ops are a table from op name to a C format string;
-everything else (loops, ifs, loads, stores, buffers) is a handful of methods.
+Scalar operations are a table from op name to a C format (`SCALAR`), with the
+type spellings a format may use; structural operations (loops, ifs, loads,
+stores, views) have one method each, dispatched on the op class. What the
+body's arguments and the arena are in C, and the ABI operations that check
+sizes, come from the caller (`emit/c_interface.py`), so this file knows nothing
+of the model's interface, and nothing of ONNX.
 
 Conventions of the generated C:
-- every SSA result becomes a `const` local (`v3`, or its IR name hint); constants are
-  inlined; results nobody (transitively) needs are not emitted, so no unused locals;
-- `index` is `ptrdiff_t`: signed and pointer-wide like MLIR's index, the cheapest
-  integer on 32-bit MCUs, and wide enough for any offset into an addressable array;
-- memrefs are row-major pointers indexed with a linearised offset from static
-  strides; `memref.alloc` buffers live at static offsets of one arena (bump
-  allocation, each buffer aligned to ONNXC_ARENA_ALIGN);
-- integer add/sub/mul wrap (computed in the unsigned type) except on `index`;
-  `math.roundeven` is `rint` (assumes the default rounding mode); `maximumf` and
+- every SSA result becomes a `const` local (its IR name hint, or `v3`);
+  constants are inlined;
+- a memref is a pointer indexed with a row-major offset computed from its
+  sizes, which are literals when static (so the C compiler sees constant
+  strides) and C locals when known only at run time;
+- signedness: an integer type decides the storage (`int8_t` or `uint8_t`),
+  the operation its meaning (`arith.divui` divides as unsigned, `arith.cmpi slt`
+  compares as signed), as in MLIR;
+- no undefined behaviour: integer add/sub/mul wrap (computed in an unsigned
+  type wide enough to escape C's promotion to int), division and remainder by 0
+  give 0 (runtime helpers), shifts by the width or more give 0 (or the sign),
+  float-to-integer conversions saturate, NaN gives 0;
+- float16 and bfloat16 values appear only as storage words: `emulate-narrow-
+  floats` has turned their arithmetic into float, and the printer converts at
+  loads and stores with the runtime helpers;
+- `math.roundeven` is `rint` (the default rounding mode); `maximumf` and
   `minimumf` propagate NaN but do not order -0 and +0.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import singledispatchmethod
 
-import numpy as np
 from xdsl.dialects import affine, arith, func, memref, scf
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    ArrayAttr,
-    DenseIntOrFPElementsAttr,
+    BFloat16Type,
+    Float16Type,
     Float32Type,
     Float64Type,
     FloatAttr,
@@ -37,9 +47,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
-    ModuleOp,
     NoneAttr,
-    Signedness,
     StringAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -52,22 +60,29 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
-from onnxc.emit.header import CParam, param_list, print_header
+from onnxc.emit.c_names import Namer, c_comment
+from onnxc.emit.c_types import (
+    bits,
+    c_type,
+    float_literal,
+    int_literal,
+    is_float,
+    libm_suffix,
+    signed_type,
+    unsigned_type,
+    wide_unsigned_type,
+)
+from onnxc.errors import CEmitError
+from onnxc.ir_names import ARENA, COMMENT
 
-__all__ = ["ARENA_ALIGN", "ARENA_ATTR", "CEmitError", "PrintedC", "print_c", "print_c_files"]
+__all__ = ["BodyPrinter", "Memref", "SCALAR"]
 
-ARENA_ALIGN = 16  # must equal ONNXC_ARENA_ALIGN in onnxc_runtime.h
-ARENA_ATTR = "onnxc.arena"  # marks the alloc that is the whole planned arena
-VALUES_PER_LINE = 8
-
-# Scalar ops: op name -> C expression. {0}.. are operands, {t} the result C type,
-# {u} the unsigned type of operand 0, {ur} the unsigned type of the result,
-# {m} the libm suffix ("f" for f32), {one} the literal 1 of the float type.
 _UNARY_MATH = (
     "exp exp2 expm1 log log2 log10 log1p sqrt cbrt sin cos tan asin acos atan "
     "sinh cosh tanh asinh acosh atanh erf floor ceil round trunc"
 )
-OPS: dict[str, str] = {
+
+SCALAR: dict[str, str] = {
     **{f"math.{f}": f"{f}{{m}}({{0}})" for f in _UNARY_MATH.split()},
     "math.roundeven": "rint{m}({0})",
     "math.absf": "fabs{m}({0})",
@@ -77,7 +92,7 @@ OPS: dict[str, str] = {
     "math.atan2": "atan2{m}({0}, {1})",
     "math.copysign": "copysign{m}({0}, {1})",
     "math.fma": "fma{m}({0}, {1}, {2})",
-    "math.absi": "{0} < 0 ? -{0} : {0}",
+    "math.absi": "{S}{0} < 0 ? ({t})(0u - {W}{0}) : {0}",
     "arith.addf": "{0} + {1}",
     "arith.subf": "{0} - {1}",
     "arith.mulf": "{0} * {1}",
@@ -89,44 +104,43 @@ OPS: dict[str, str] = {
     "arith.maxnumf": "fmax{m}({0}, {1})",
     "arith.minnumf": "fmin{m}({0}, {1})",
     "arith.select": "{0} ? {1} : {2}",
-    "arith.divsi": "{0} / {1}",
-    "arith.remsi": "{0} % {1}",
-    "arith.divui": "({t})(({u}){0} / ({u}){1})",
-    "arith.remui": "({t})(({u}){0} % ({u}){1})",
-    "arith.floordivsi": "({t})onnxc_floordiv_i64({0}, {1})",
-    "arith.ceildivsi": "({t})onnxc_ceildiv_i64({0}, {1})",
-    "arith.maxsi": "{0} > {1} ? {0} : {1}",
-    "arith.minsi": "{0} < {1} ? {0} : {1}",
-    "arith.maxui": "({u}){0} > ({u}){1} ? {0} : {1}",
-    "arith.minui": "({u}){0} < ({u}){1} ? {0} : {1}",
+    "arith.maxsi": "{S}{0} > {S}{1} ? {0} : {1}",
+    "arith.minsi": "{S}{0} < {S}{1} ? {0} : {1}",
+    "arith.maxui": "{U}{0} > {U}{1} ? {0} : {1}",
+    "arith.minui": "{U}{0} < {U}{1} ? {0} : {1}",
     "arith.andi": "{0} & {1}",
     "arith.ori": "{0} | {1}",
     "arith.xori": "{0} ^ {1}",
-    "arith.shli": "({t})(({u}){0} << {1})",
-    "arith.shrsi": "{0} >> {1}",
-    "arith.shrui": "({t})(({u}){0} >> {1})",
-    "arith.index_cast": "({t}){0}",
-    "arith.index_castui": "({t})({u}){0}",
-    "arith.sitofp": "({t}){0}",
-    "arith.uitofp": "({t})({u}){0}",
-    "arith.fptosi": "({t}){0}",
-    "arith.fptoui": "({t})({ur}){0}",
+    "arith.shli": "{U}{1} >= {bits} ? ({t})0 : ({t})({W}{0} << {U}{1})",
+    "arith.shrui": "{U}{1} >= {bits} ? ({t})0 : ({t})({U}{0} >> {U}{1})",
+    "arith.shrsi": ("{U}{1} >= {bits} ? ({t})({S}{0} < 0 ? -1 : 0) : ({t})({S}{0} >> {U}{1})"),
+    "arith.floordivsi": "({t})onnxc_floordiv_i64({S}{0}, {S}{1})",
+    "arith.ceildivsi": "({t})onnxc_ceildiv_i64({S}{0}, {S}{1})",
+    "arith.index_cast": "({t}){S}{0}",
+    "arith.index_castui": "({t}){U}{0}",
+    "arith.sitofp": "({t}){S}{0}",
+    "arith.uitofp": "({t}){U}{0}",
+    "arith.extsi": "({t}){S}{0}",
+    "arith.extui": "({t}){U}{0}",
+    "arith.trunci": "({t})({ur}){0}",
     "arith.extf": "({t}){0}",
     "arith.truncf": "({t}){0}",
-    "arith.extsi": "({t}){0}",
-    "arith.extui": "({t})({u}){0}",
-    "arith.trunci": "({t})({ur}){0}",
-    # Special cases picked by `_scalar_format`:
-    "arith.extsi.i1": "({t})-({t}){0}",
-    "arith.trunci.i1": "({t})({0} & 1)",
-    "arith.bitcast.f32": "onnxc_f32_bits({0})",
-    "arith.bitcast.i32": "onnxc_bits_f32({0})",
-    "arith.bitcast.f64": "onnxc_f64_bits({0})",
-    "arith.bitcast.i64": "onnxc_bits_f64({0})",
 }
-# Integer add/sub/mul wrap like MLIR: computed in an unsigned type, except on index.
-WRAPPING = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*"}
-CMPF = {
+"""Scalar ops: op name -> C expression. {0}.. are the operands; {t} is the
+result's C type; {S}, {U} and {W} casts to the signed, unsigned and wide
+unsigned types of operand 0's width (empty when operand 0 has that type);
+{ur} the unsigned type of the result's width; {bits} operand 0's width; {m}
+the <math.h> suffix and {one} the literal 1 of the float type. Ops whose C
+depends on more than this have a method of their own (`_special`)."""
+
+_WRAPPING = {"arith.addi": "+", "arith.subi": "-", "arith.muli": "*"}
+_DIVISION = {
+    "arith.divsi": ("divs", "signed"),
+    "arith.remsi": ("rems", "signed"),
+    "arith.divui": ("divu", "unsigned"),
+    "arith.remui": ("remu", "unsigned"),
+}
+_CMPF = {
     "false": "0",
     "oeq": "{0} == {1}",
     "ogt": "{0} > {1}",
@@ -144,272 +158,88 @@ CMPF = {
     "uno": "isnan({0}) || isnan({1})",
     "true": "1",
 }
-CMPI = {
+_CMPI = {
     "eq": "{0} == {1}",
     "ne": "{0} != {1}",
-    "slt": "{0} < {1}",
-    "sle": "{0} <= {1}",
-    "sgt": "{0} > {1}",
-    "sge": "{0} >= {1}",
-    "ult": "({u}){0} < ({u}){1}",
-    "ule": "({u}){0} <= ({u}){1}",
-    "ugt": "({u}){0} > ({u}){1}",
-    "uge": "({u}){0} >= ({u}){1}",
+    "slt": "{S}{0} < {S}{1}",
+    "sle": "{S}{0} <= {S}{1}",
+    "sgt": "{S}{0} > {S}{1}",
+    "sge": "{S}{0} >= {S}{1}",
+    "ult": "{U}{0} < {U}{1}",
+    "ule": "{U}{0} <= {U}{1}",
+    "ugt": "{U}{0} > {U}{1}",
+    "uge": "{U}{0} >= {U}{1}",
 }
-AFFINE_HELPERS = {
+_AFFINE_HELPERS = {
     AffineBinaryOpKind.FloorDiv: "onnxc_floordiv",
     AffineBinaryOpKind.CeilDiv: "onnxc_ceildiv",
     AffineBinaryOpKind.Mod: "onnxc_mod",
 }
-# Ops whose C has an effect: always printed. Others are printed only when needed.
-EFFECTFUL = {
-    "memref.store",
-    "memref.copy",
-    "scf.for",
-    "scf.if",
-    "scf.yield",
-    "func.return",
-}
-ALIASES = {"memref.collapse_shape", "memref.expand_shape"}
-
-C_KEYWORDS = set(
-    "auto break case char const continue default do double else enum extern float "
-    "for goto if inline int long register restrict return short signed sizeof "
-    "static struct switch typedef union unsigned void volatile while _Bool _Complex "
-    "_Imaginary main arena workspace NULL INFINITY NAN isnan float_t double_t y0 y1 "
-    "yn j0 j1 jn gamma signgam errno".split()
-)
-
-
-class CEmitError(Exception):
-    """The module holds something the C printer cannot print."""
+_NARROW_FLOAT = {Float16Type(): "f16", BFloat16Type(): "bf16"}
+"""Storage-only float types and the runtime's name for them."""
 
 
 @dataclass(frozen=True)
-class PrintedC:
-    """What `print_c_files` wrote: the files by name, the graph inputs and
-    outputs as C parameters (inputs first, in order) and `NAME_WORKSPACE_SIZE`."""
+class Memref:
+    """A memref value in C: its base pointer and the C expression of each
+    dimension's size (a literal when static). Memrefs are row-major and
+    contiguous."""
 
-    files: dict[str, str]
-    params: list[CParam]
-    workspace_size: int
-
-
-def c_type(t: Attribute) -> str:
-    if isinstance(t, Float32Type):
-        return "float"
-    if isinstance(t, Float64Type):
-        return "double"
-    if isinstance(t, IndexType):
-        return "ptrdiff_t"
-    if isinstance(t, IntegerType):
-        w = t.width.data
-        if w == 1:
-            return "uint8_t"
-        if w in (8, 16, 32, 64):
-            u = "u" if t.signedness.data == Signedness.UNSIGNED else ""
-            return f"{u}int{w}_t"
-    raise CEmitError(f"no C type for {t}")
+    pointer: str
+    sizes: tuple[str, ...]
 
 
-def unsigned_type(t: Attribute) -> str:
-    if isinstance(t, IndexType):
-        return "size_t"
-    if isinstance(t, IntegerType):
-        return f"uint{max(8, t.width.data)}_t"
-    return c_type(t)
+AbiPrinter = Callable[["BodyPrinter", Operation], bool]
+"""Prints an ABI operation (size checks, output binding, the arena) and
+returns True, or returns False for an op it does not know."""
 
 
-def element_size(t: Attribute) -> int:
-    """Bytes of one element; index counts 8 (an upper bound on every target)."""
-    if isinstance(t, IndexType):
-        return 8
-    if isinstance(t, IntegerType):
-        return max(1, (t.width.data + 7) // 8)
-    return {"float": 4, "double": 8}[c_type(t)]
-
-
-def dtype_code(t: Attribute) -> str:
-    ct = c_type(t)
-    if isinstance(t, IntegerType) and t.width.data == 1:
-        return "ONNXC_DTYPE_BOOL"
-    return "ONNXC_DTYPE_" + {"float": "FLOAT", "double": "DOUBLE"}.get(ct, ct[:-2].upper()).replace(
-        "PTRDIFF", "INT64"
+def _identity_layout(t: MemRefType[Attribute]) -> bool:
+    layout = t.layout
+    return isinstance(layout, NoneAttr) or (
+        isinstance(layout, AffineMapAttr) and layout.data.is_identity()
     )
 
 
-def sanitize(name: str) -> str:
-    """A C identifier from any string (no leading underscore: those are reserved)."""
-    s = re.sub(r"[^A-Za-z0-9_]", "_", name).lstrip("_")
-    if not s or s[0].isdigit():
-        s = "t_" + s
-    return s
+def _is_literal(text: str) -> bool:
+    return text.isdigit()
 
 
-def c_string(text: str) -> str:
-    out = []
-    for ch in text.encode():
-        c = chr(ch)
-        if c in '"\\?':
-            out.append("\\" + c)
-        elif 32 <= ch < 127:
-            out.append(c)
-        else:
-            out.append(f"\\{ch:03o}")
-    return '"' + "".join(out) + '"'
+def mul(a: str, b: str) -> str:
+    """The C product of two size expressions, folded when both are literals."""
+    if _is_literal(a) and _is_literal(b):
+        return str(int(a) * int(b))
+    if a == "1":
+        return b
+    if b == "1":
+        return a
+    return f"{a} * {b}"
 
 
-def c_comment(text: str) -> str:
-    text = " ".join(text.split())
-    for bad, good in (("*/", "* /"), ("/*", "/ *"), ("??", "? ?")):
-        text = text.replace(bad, good)
-    return f"/* {text} */"
+class BodyPrinter:
+    """Prints the body of one function as C statements, into `lines`.
 
+    `names` holds the C name of each function argument (and anything else the
+    caller names), `memrefs` the `Memref` of each memref argument; `abi`
+    prints the operations of the model's interface (see `AbiPrinter`)."""
 
-def float_literal(v: float, t: Attribute) -> str:
-    if v != v:
-        return "NAN"
-    if v in (float("inf"), float("-inf")):
-        return "INFINITY" if v > 0 else "(-INFINITY)"
-    f32 = isinstance(t, Float32Type)
-    s = ("%.9g" if f32 else "%.17g") % v
-    if not any(c in s for c in ".e"):
-        s += ".0"
-    s += "f" if f32 else ""
-    return f"({s})" if s.startswith("-") else s
-
-
-def int_literal(v: int, t: Attribute) -> str:
-    if isinstance(t, IntegerType) and t.width.data == 1:
-        return "1" if v else "0"
-    width = t.width.data if isinstance(t, IntegerType) else 64
-    if v == -(1 << (width - 1)) and width in (32, 64):
-        return f"INT{width}_MIN"
-    return f"({v})" if v < 0 else str(v)
-
-
-class Namer:
-    """Hands out unique C identifiers, deterministically."""
-
-    def __init__(self, reserved: Sequence[str]) -> None:
-        self.used = set(C_KEYWORDS) | set(reserved)
-        self.counters: dict[str, int] = {}
-
-    def take(self, base: str) -> str:
-        base = sanitize(base)
-        if base.lower().startswith("onnxc_"):
-            base = "t_" + base
-        name, k = base, 1
-        while name in self.used:
-            name, k = f"{base}_{k}", k + 1
-        self.used.add(name)
-        return name
-
-    def numbered(self, prefix: str) -> str:
-        while True:
-            k = self.counters.get(prefix, 0)
-            self.counters[prefix] = k + 1
-            if f"{prefix}{k}" not in self.used:
-                self.used.add(f"{prefix}{k}")
-                return f"{prefix}{k}"
-
-
-def _memref_type(value: SSAValue) -> MemRefType[Attribute]:
-    t = value.type
-    if not isinstance(t, MemRefType):
-        raise CEmitError(f"expected a memref, got {t}")
-    if any(d < 0 for d in t.get_shape()):
-        raise CEmitError(f"dynamic shapes are not supported: {t}")
-    if not isinstance(t.layout, NoneAttr) and not (
-        isinstance(t.layout, AffineMapAttr) and t.layout.data.is_identity()
-    ):
-        raise CEmitError(f"only row-major (identity layout) memrefs: {t}")
-    return t
-
-
-def _numel(shape: Sequence[int]) -> int:
-    return int(np.prod(shape, dtype=np.int64)) if shape else 1
-
-
-def _string_list(attr: Attribute | None) -> list[str] | None:
-    if not isinstance(attr, ArrayAttr):
-        return None
-    return [a.data for a in attr.data if isinstance(a, StringAttr)]
-
-
-class CPrinter:
-    """Prints one model; see `print_c`."""
-
-    def __init__(self, module: ModuleOp, name: str) -> None:
-        funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
-        if len(funcs) != 1:
-            raise CEmitError(f"expected exactly one func.func, found {len(funcs)}")
-        self.fn = funcs[0]
-        self.globals = [op for op in module.ops if isinstance(op, memref.GlobalOp)]
-        self.name = name
-        self.namer = Namer(
-            [f"{name}_{s}" for s in ("run", "run_with_workspace", "arena")]
-            + [f"{name}_{s}" for s in ("inputs", "outputs")]
-        )
-        self.names: dict[SSAValue, str] = {}
-        self.global_names: dict[str, str] = {}
+    def __init__(
+        self,
+        namer: Namer,
+        names: dict[SSAValue, str],
+        memrefs: dict[SSAValue, Memref],
+        global_names: dict[str, str],
+        abi: AbiPrinter,
+        indent: int = 1,
+    ) -> None:
+        self.namer = namer
+        self.names = names
+        self.memrefs = memrefs
+        self.global_names = global_names
+        self.abi = abi
         self.lines: list[str] = []
-        self.indent = 1
-        self.arena_size = 0
-        self.uses_arena = False
-        self.needed = self._needed_ops()
-        self.params = self._params()
-
-    # --- analysis -------------------------------------------------------------
-
-    def _needed_ops(self) -> set[Operation]:
-        """Effectful ops and, transitively, the ops their operands come from."""
-        needed: set[Operation] = set()
-        for op in reversed(list(self.fn.walk())):
-            if op.name in EFFECTFUL or any(
-                use.operation in needed for r in op.results for use in r.uses
-            ):
-                needed.add(op)
-        return needed
-
-    def _is_used(self, value: SSAValue) -> bool:
-        return any(use.operation in self.needed for use in value.uses)
-
-    def _params(self) -> list[CParam]:
-        args = self.fn.body.block.args
-        attrs = self.fn.attributes
-        in_names = _string_list(attrs.get("onnxc.input_names"))
-        out_names = _string_list(attrs.get("onnxc.output_names"))
-        if in_names is None and out_names is None:
-            n_in = max(0, len(args) - 1)
-            in_names = [f"arg{i}" for i in range(n_in)]
-            out_names = [f"arg{i}" for i in range(n_in, len(args))]
-        elif in_names is None:
-            assert out_names is not None
-            in_names = [f"arg{i}" for i in range(len(args) - len(out_names))]
-        elif out_names is None:
-            out_names = [f"arg{i}" for i in range(len(in_names), len(args))]
-        if len(in_names) + len(out_names) != len(args):
-            raise CEmitError(
-                f"@{self.fn.sym_name.data} has {len(args)} arguments but names for "
-                f"{len(in_names)} inputs and {len(out_names)} outputs"
-            )
-        params: list[CParam] = []
-        for i, (arg, onnx_name) in enumerate(zip(args, in_names + out_names, strict=True)):
-            t = _memref_type(arg)
-            c_name = self.namer.take(onnx_name)
-            self.names[arg] = c_name
-            params.append(
-                CParam(
-                    onnx_name,
-                    c_name,
-                    c_type(t.element_type),
-                    dtype_code(t.element_type),
-                    tuple(t.get_shape()),
-                    i < len(in_names),
-                )
-            )
-        return params
+        self.indent = indent
+        self.comments: list[str | None] = [None]
 
     # --- small helpers ----------------------------------------------------------
 
@@ -417,19 +247,26 @@ class CPrinter:
         self.lines.append("  " * self.indent + line)
 
     def expr(self, value: SSAValue) -> str:
+        """The C expression of a scalar value: its local, or an inlined constant."""
         op = value.owner
         if isinstance(op, arith.ConstantOp):
-            attr = op.value
-            if isinstance(attr, FloatAttr):
-                return float_literal(attr.value.data, value.type)
-            if isinstance(attr, IntegerAttr):
-                return int_literal(attr.value.data, value.type)
-            raise CEmitError(f"unsupported constant {attr}")
+            return self.constant(op.value, value.type)
         if value not in self.names:
-            raise CEmitError(f"value {value} used before it is printed")
+            raise CEmitError(f"value {value} is used before it is printed")
         return self.names[value]
 
+    def constant(self, attr: Attribute, t: Attribute) -> str:
+        if isinstance(attr, FloatAttr):
+            if t in _NARROW_FLOAT:
+                raise CEmitError(f"a {t} constant must be emulated in float before printing")
+            return float_literal(attr.value.data, t)
+        if isinstance(attr, IntegerAttr):
+            return int_literal(attr.value.data, t)
+        raise CEmitError(f"the C printer does not support the constant {attr}")
+
     def local_name(self, value: SSAValue, prefix: str = "v") -> str:
+        """A new C local for `value`: its IR name hint when that is a valid
+        identifier, else `prefix` numbered."""
         hint = value.name_hint
         if hint and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", hint):
             name = self.namer.take(hint)
@@ -438,189 +275,322 @@ class CPrinter:
         self.names[value] = name
         return name
 
+    def define(self, value: SSAValue, text: str) -> None:
+        """`const T name = text;` for a scalar result."""
+        self.emit(f"const {c_type(value.type)} {self.local_name(value)} = {text};")
+
+    def buffer(self, value: SSAValue) -> Memref:
+        """The pointer and sizes of a memref value printed so far."""
+        found = self.memrefs.get(value)
+        if found is None:
+            raise CEmitError(f"memref {value} is used before it is defined")
+        return found
+
+    def bind_memref(self, value: SSAValue, pointer: str, sizes: Sequence[str]) -> None:
+        self.memrefs[value] = Memref(pointer, tuple(sizes))
+
+    def sizes_of(self, t: MemRefType[Attribute], dynamic: Sequence[SSAValue]) -> list[str]:
+        """The sizes of a memref type whose `?` dims are `dynamic`, in order."""
+        if not _identity_layout(t):
+            raise CEmitError(f"only row-major (identity layout) memrefs are printed, not {t}")
+        values = iter(dynamic)
+        sizes: list[str] = []
+        for size in t.get_shape():
+            if size >= 0:
+                sizes.append(str(size))
+                continue
+            value = next(values, None)
+            if value is None:
+                raise CEmitError(f"{t} has more dynamic sizes than operands")
+            sizes.append(self.expr(value))
+        return sizes
+
     def offset(self, ref: SSAValue, indices: Sequence[SSAValue]) -> str:
         """Row-major linear offset of `indices` into `ref`, folding constants."""
-        shape = _memref_type(ref).get_shape()
+        sizes = self.buffer(ref).sizes
         acc = "0"
-        for dim, idx in zip(shape, indices, strict=True):
-            i = self.expr(idx)
+        for size, index in zip(sizes, indices, strict=True):
+            i = self.expr(index)
             if acc == "0":
                 acc = i
-            elif acc.isdigit() and i.isdigit():
-                acc = str(int(acc) * dim + int(i))
+            elif _is_literal(acc) and _is_literal(i) and _is_literal(size):
+                acc = str(int(acc) * int(size) + int(i))
             else:
-                acc = f"({acc} * {dim} + {i})" if i != "0" else f"({acc} * {dim})"
+                acc = f"({acc} * {size} + {i})" if i != "0" else f"({acc} * {size})"
         return acc[1:-1] if acc.startswith("(") and acc.endswith(")") else acc
 
-    def affine(self, e: AffineExpr, operands: Sequence[SSAValue], n_dims: int) -> str:
-        if isinstance(e, AffineDimExpr):
-            return self.expr(operands[e.position])
-        if isinstance(e, AffineSymExpr):
-            return self.expr(operands[n_dims + e.position])
-        if isinstance(e, AffineConstantExpr):
-            return str(e.value) if e.value >= 0 else f"({e.value})"
-        assert isinstance(e, AffineBinaryOpExpr)
-        lhs = self.affine(e.lhs, operands, n_dims)
-        rhs = e.rhs
-        if _binds_tighter(e.lhs, e.kind, True):
-            lhs = lhs[1:-1]
-        if e.kind in AFFINE_HELPERS:
-            helper = AFFINE_HELPERS[e.kind]
-            return f"{helper}({lhs}, {self.affine(rhs, operands, n_dims)})"
-        if e.kind == AffineBinaryOpKind.Add:
-            if isinstance(rhs, AffineConstantExpr) and rhs.value < 0:
-                return f"({lhs} - {-rhs.value})"
-            if (
-                isinstance(rhs, AffineBinaryOpExpr)
-                and rhs.kind == AffineBinaryOpKind.Mul
-                and isinstance(rhs.rhs, AffineConstantExpr)
-                and rhs.rhs.value == -1
-            ):
-                return f"({lhs} - {self.affine(rhs.lhs, operands, n_dims)})"
-            text = self.affine(rhs, operands, n_dims)
-            text = text[1:-1] if _binds_tighter(rhs, e.kind, False) else text
-            return f"({lhs} + {text})"
-        return f"({lhs} * {self.affine(rhs, operands, n_dims)})"
+    def element(self, ref: SSAValue, indices: Sequence[SSAValue]) -> str:
+        return f"{self.buffer(ref).pointer}[{self.offset(ref, indices)}]"
 
-    def _scalar_format(self, op: Operation) -> str | None:
-        name = op.name
-        rt = op.results[0].type
-        if name in WRAPPING:
-            if isinstance(rt, IndexType):
-                return f"{{0}} {WRAPPING[name]} {{1}}"
-            w = "uint64_t" if element_size(rt) > 4 else "uint32_t"
-            return f"({{t}})(({w}){{0}} {WRAPPING[name]} ({w}){{1}})"
-        if isinstance(op, arith.CmpfOp):
-            return CMPF[arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]]
-        if isinstance(op, arith.CmpiOp):
-            return CMPI[arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]]
-        src = op.operands[0].type if op.operands else rt
-        if name in ("arith.extsi", "arith.trunci"):
-            narrow = src if name == "arith.extsi" else rt
-            if isinstance(narrow, IntegerType) and narrow.width.data == 1:
-                return OPS[name + ".i1"]
-        if name == "arith.bitcast":
-            if c_type(src) == c_type(rt):
-                return "{0}"
-            if isinstance(rt, Float32Type | Float64Type):
-                return OPS[f"{name}.f{element_size(rt) * 8}"]
-            return OPS[f"{name}.i{element_size(rt) * 8}"]
-        return OPS.get(name)
+    # --- blocks and comments ------------------------------------------------------
+
+    def print_block(self, block: Block) -> None:
+        """Print `block`'s ops; a comment naming where an op comes from is
+        written once above each run of ops with the same comment."""
+        self.comments.append(self.comments[-1])
+        for op in block.ops:
+            comment = op.attributes.get(COMMENT)
+            previous = self.comments[-1]
+            fresh = isinstance(comment, StringAttr) and comment.data != previous
+            if isinstance(comment, StringAttr) and fresh:
+                self.comments[-1] = comment.data
+            start = len(self.lines)
+            self.print_op(op)
+            if isinstance(comment, StringAttr) and fresh:
+                if len(self.lines) > start:
+                    self.lines.insert(start, "  " * self.indent + c_comment(comment.data))
+                else:
+                    self.comments[-1] = previous
+        self.comments.pop()
+
+    def print_region_block(self, block: Block) -> None:
+        """Print a nested block one indent deeper."""
+        self.indent += 1
+        self.print_block(block)
+        self.indent -= 1
 
     # --- op printing --------------------------------------------------------------
 
-    def print_block(self, block: Block) -> None:
-        for op in block.ops:
-            comment = op.attributes.get("onnxc.comment")
-            if isinstance(comment, StringAttr) and (op in self.needed or op.name in ALIASES):
-                self.emit(c_comment(comment.data))
-            self.print_op(op)
-
+    @singledispatchmethod
     def print_op(self, op: Operation) -> None:
-        if isinstance(op, arith.ConstantOp | memref.DeallocOp):
-            return  # constants are inlined; the arena is static
-        if isinstance(op, memref.GetGlobalOp):
-            self.names[op.memref] = self.global_names[op.name_.root_reference.data]
+        """Print one op (the fallback: scalar ops by table, ABI ops by the
+        caller, anything else an error)."""
+        if self.abi(self, op):
             return
-        if op.name in ALIASES:
-            self.names[op.results[0]] = self.expr(op.operands[0])
-            return
-        if isinstance(op, memref.ViewOp):
-            return self.print_view(op)
-        if op not in self.needed:
-            return
-        if isinstance(op, memref.AllocOp | memref.AllocaOp):
-            return self.print_alloc(op.results[0])
-        if isinstance(op, memref.LoadOp):
-            ref, *idx = op.operands
-            v = op.results[0]
-            rhs = f"{self.expr(ref)}[{self.offset(ref, idx)}]"
-            return self.emit(f"const {c_type(v.type)} {self.local_name(v)} = {rhs};")
-        if isinstance(op, memref.StoreOp):
-            value, ref, *idx = op.operands
-            target = f"{self.expr(ref)}[{self.offset(ref, idx)}]"
-            return self.emit(f"{target} = {self.expr(value)};")
-        if isinstance(op, memref.CopyOp):
-            return self.print_copy(op.operands[0], op.operands[1])
-        if isinstance(op, scf.ForOp):
-            return self.print_for(op)
-        if isinstance(op, scf.IfOp):
-            return self.print_if(op)
-        if isinstance(op, scf.YieldOp):
-            return self.print_yield(op)
-        if isinstance(op, func.ReturnOp):
-            return self.emit("return ONNXC_OK;")
-        if isinstance(op, affine.ApplyOp):
-            amap = op.map.data
-            v = op.results[0]
-            text = self.affine(amap.results[0], op.operands, amap.num_dims)
-            if text.startswith("(") and text.endswith(")"):
-                text = text[1:-1]
-            return self.emit(f"const ptrdiff_t {self.local_name(v)} = {text};")
-        fmt = self._scalar_format(op) if len(op.results) == 1 else None
-        if fmt is None:
+        if len(op.results) != 1:
             raise CEmitError(self._unsupported(op))
-        v = op.results[0]
-        src = op.operands[0].type if op.operands else v.type
-        ft = v.type if isinstance(v.type, Float32Type | Float64Type) else src
-        f32 = isinstance(ft, Float32Type)
-        text = fmt.format(
+        text = self._special(op)
+        if text is None:
+            fmt = SCALAR.get(op.name)
+            if fmt is None:
+                raise CEmitError(self._unsupported(op))
+            text = self.format(fmt, op)
+        self.define(op.results[0], text)
+
+    def format(self, fmt: str, op: Operation) -> str:
+        result = op.results[0].type
+        source = op.operands[0].type if op.operands else result
+        float_type = result if is_float(result) else source
+        storage = c_type(source) if not is_float(source) else ""
+
+        def cast(to: str) -> str:
+            return "" if to == storage else f"({to})"
+
+        return fmt.format(
             *(self.expr(o) for o in op.operands),
-            t=c_type(v.type),
-            u=unsigned_type(src),
-            ur=unsigned_type(v.type),
-            m="f" if f32 else "",
-            one="1.0f" if f32 else "1.0",
+            t=c_type(result),
+            S=cast(signed_type(source)),
+            U=cast(unsigned_type(source)),
+            W=cast(wide_unsigned_type(source)),
+            ur=unsigned_type(result),
+            bits=bits(source) if not is_float(source) else 0,
+            m=libm_suffix(float_type),
+            one="1.0f" if isinstance(float_type, Float32Type) else "1.0",
         )
-        self.emit(f"const {c_type(v.type)} {self.local_name(v)} = {text};")
+
+    def _special(self, op: Operation) -> str | None:
+        """The C of scalar ops that a format alone cannot say, else None."""
+        name = op.name
+        result = op.results[0].type
+        source = op.operands[0].type if op.operands else result
+        if name in _WRAPPING:
+            symbol = _WRAPPING[name]
+            if isinstance(result, IndexType):
+                return f"{self.expr(op.operands[0])} {symbol} {self.expr(op.operands[1])}"
+            return self.format(f"({{t}})({{W}}{{0}} {symbol} {{W}}{{1}})", op)
+        if name in _DIVISION:
+            return self._division(op)
+        if isinstance(op, arith.CmpfOp):
+            predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+            return self.format(_CMPF[predicate], op)
+        if isinstance(op, arith.CmpiOp):
+            predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+            return self.format(_CMPI[predicate], op)
+        narrow = _is_bool(source) if name == "arith.extsi" else _is_bool(result)
+        if name == "arith.extsi" and narrow:
+            return self.format("({t})-({t}){0}", op)
+        if name == "arith.extui" and _is_bool(source):
+            return self.format("({t}){0}", op)
+        if name == "arith.trunci" and _is_bool(result):
+            return self.format("({0} & 1)", op)
+        if name in ("arith.fptosi", "arith.fptoui"):
+            return self._float_to_int(op)
+        if name in ("arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp"):
+            return self._narrow_float_conversion(op)
+        if name == "arith.bitcast":
+            return self._bitcast(op)
+        return None
+
+    def _division(self, op: Operation) -> str:
+        helper, kind = _DIVISION[op.name]
+        lhs, rhs = op.operands
+        divisor = rhs.owner
+        safe = (
+            isinstance(divisor, arith.ConstantOp)
+            and isinstance(divisor.value, IntegerAttr)
+            and divisor.value.value.data not in (0, -1)
+        )
+        if isinstance(lhs.type, IndexType) or safe:
+            cast = "{S}" if kind == "signed" else "{U}"
+            symbol = "/" if "div" in helper else "%"
+            if isinstance(lhs.type, IndexType) and kind == "signed":
+                return f"{self.expr(lhs)} {symbol} {self.expr(rhs)}"
+            return self.format(f"({{t}})({cast}{{0}} {symbol} {cast}{{1}})", op)
+        width = 64 if bits(lhs.type) > 32 else 32
+        cast = "{S}" if kind == "signed" else "{U}"
+        return self.format(f"({{t}})onnxc_{helper}{width}({cast}{{0}}, {cast}{{1}})", op)
+
+    def _float_to_int(self, op: Operation) -> str:
+        result = op.results[0].type
+        width = bits(result)
+        if op.name == "arith.fptoui":
+            high = (1 << width) - 1
+            return self.format(f"({{t}})onnxc_fptoui({{0}}, {int_literal(high, result)}u)", op)
+        low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
+        i64 = IntegerType(64)
+        return self.format(
+            f"({{t}})onnxc_fptosi({{0}}, {int_literal(low, i64)}, {int_literal(high, i64)})", op
+        )
+
+    def _narrow_float_conversion(self, op: Operation) -> str | None:
+        """Conversions into or out of float16 / bfloat16 storage words."""
+        result = op.results[0].type
+        source = op.operands[0].type
+        value = self.expr(op.operands[0])
+        if source in _NARROW_FLOAT:
+            widened = f"onnxc_{_NARROW_FLOAT[source]}_to_f32({value})"
+            return widened if isinstance(result, Float32Type) else f"({c_type(result)}){widened}"
+        if result not in _NARROW_FLOAT:
+            return None
+        narrow = _NARROW_FLOAT[result]
+        if isinstance(source, Float32Type):
+            return f"onnxc_f32_to_{narrow}({value})"
+        if isinstance(source, Float64Type):
+            return f"onnxc_f64_to_{narrow}({value})"
+        signed = op.name != "arith.uitofp"
+        if narrow == "f16" or bits(source) <= 32:
+            # f16 overflows long before float stops holding integers exactly;
+            # integers up to 32 bits are exact in double.
+            via = "float" if narrow == "f16" else "double"
+            cast = signed_type(source) if signed else unsigned_type(source)
+            helper = "f32" if narrow == "f16" else "f64"
+            return f"onnxc_{helper}_to_{narrow}(({via})({cast}){value})"
+        if signed:
+            return f"onnxc_i64_to_bf16((int64_t)({signed_type(source)}){value})"
+        return f"onnxc_u64_to_bf16((uint64_t){value})"
+
+    def _bitcast(self, op: Operation) -> str:
+        result = op.results[0].type
+        source = op.operands[0].type
+        value = self.expr(op.operands[0])
+        if isinstance(result, Float32Type | Float64Type) and not is_float(source):
+            width = bits(source)
+            return f"onnxc_f{width}_bits((int{width}_t){value})"
+        if isinstance(source, Float32Type | Float64Type) and not is_float(result):
+            width = bits(result)
+            return f"({c_type(result)})onnxc_bits_f{width}({value})"
+        return f"({c_type(result)}){value}"  # same-width integers or storage words
 
     def _unsupported(self, op: Operation) -> str:
-        where = op.attributes.get("onnxc.comment")
+        where = op.attributes.get(COMMENT)
         node = f" (in {where.data})" if isinstance(where, StringAttr) else ""
         types = ", ".join(str(r.type) for r in op.results)
         return f"the C printer does not support {op.name} -> ({types}){node}"
 
-    def print_alloc(self, value: SSAValue) -> None:
-        """An alloc is bump-allocated in the arena. A planned module (see the
-        plan-memory pass) has one alloc, of bytes, that is the whole arena."""
-        t = _memref_type(value)
-        size = _numel(t.get_shape()) * element_size(t.element_type)
-        offset = -(-self.arena_size // ARENA_ALIGN) * ARENA_ALIGN
-        self.arena_size = offset + size
-        if value.owner.attributes.get(ARENA_ATTR) is not None and offset == 0:
-            self.names[value] = "arena"
-            self.uses_arena = True
-            return
-        ct = c_type(t.element_type)
-        base = f"(arena + {offset})" if offset else "arena"
-        name = self.local_name(value, "buf")
-        self.emit(f"{ct} *const {name} = ({ct} *){base};")
+    @print_op.register(arith.ConstantOp)
+    def _print_arith_constant(self, op: arith.ConstantOp) -> None:
+        pass  # inlined where used
 
-    def print_view(self, op: memref.ViewOp) -> None:
-        """`memref.view %bytes[%shift][]`: a typed pointer into a byte buffer."""
-        if op.sizes:
-            raise CEmitError("memref.view with dynamic sizes is not supported")
-        t = _memref_type(op.result)
+    @print_op.register(memref.DeallocOp)
+    def _print_memref_dealloc(self, op: memref.DeallocOp) -> None:
+        pass  # buffers live in the workspace
+
+    @print_op.register(memref.GetGlobalOp)
+    def _print_memref_get_global(self, op: memref.GetGlobalOp) -> None:
+        name = self.global_names[op.name_.root_reference.data]
+        t = op.memref.type
+        assert isinstance(t, MemRefType)
+        self.bind_memref(op.memref, name, self.sizes_of(t, []))
+
+    @print_op.register(memref.AllocOp)
+    def _print_memref_alloc(self, op: memref.AllocOp) -> None:
+        if ARENA not in op.attributes:
+            raise CEmitError(
+                "memref.alloc outside the planned arena: run plan-memory before printing"
+            )
+        if not self.abi(self, op):
+            raise CEmitError("the arena alloc has no workspace to print into")
+
+    @print_op.register(memref.ViewOp)
+    def _print_memref_view(self, op: memref.ViewOp) -> None:
+        """`memref.view %bytes[%shift][sizes]`: a typed pointer into a byte buffer."""
+        t = op.result.type
+        assert isinstance(t, MemRefType)
         ct = c_type(t.element_type)
-        source, shift = self.expr(op.source), self.expr(op.byte_shift)
+        source, shift = self.buffer(op.source).pointer, self.expr(op.byte_shift)
         base = source if shift == "0" else f"({source} + {shift})"
         name = self.local_name(op.result, "buf")
         self.emit(f"{ct} *const {name} = ({ct} *){base};")
+        self.bind_memref(op.result, name, self.sizes_of(t, op.sizes))
 
-    def print_copy(self, src: SSAValue, dst: SSAValue) -> None:
-        n = _numel(_memref_type(src).get_shape())
-        if n != _numel(_memref_type(dst).get_shape()):
-            raise CEmitError("memref.copy between buffers of different sizes")
-        s, d = self.expr(src), self.expr(dst)
-        if n == 1:
-            self.emit(f"{d}[0] = {s}[0];")
-        elif n > 1:
+    @print_op.register(memref.ExpandShapeOp)
+    def _print_memref_expand_shape(self, op: memref.ExpandShapeOp) -> None:
+        t = op.result.type
+        assert isinstance(t, MemRefType)
+        self.bind_memref(op.result, self.buffer(op.src).pointer, self.sizes_of(t, op.output_shape))
+
+    @print_op.register(memref.CollapseShapeOp)
+    def _print_memref_collapse_shape(self, op: memref.CollapseShapeOp) -> None:
+        source = self.buffer(op.src)
+        sizes: list[str] = []
+        for group in op.reassociation.data:
+            product = "1"
+            for dim in group.data:
+                assert isinstance(dim, IntegerAttr)
+                product = mul(product, source.sizes[dim.value.data])
+            sizes.append(product if _is_literal(product) else f"({product})")
+        self.bind_memref(op.result, source.pointer, sizes)
+
+    @print_op.register(memref.ReinterpretCastOp)
+    def _print_memref_reinterpret_cast(self, op: memref.ReinterpretCastOp) -> None:
+        t = op.result.type
+        assert isinstance(t, MemRefType)
+        if any(o != 0 for o in op.static_offsets.get_values()) or op.offsets:
+            raise CEmitError("memref.reinterpret_cast with an offset is not supported")
+        pointer = self.buffer(op.source).pointer
+        self.bind_memref(op.result, pointer, self.sizes_of(t, op.sizes))
+
+    @print_op.register(memref.DimOp)
+    def _print_memref_dim(self, op: memref.DimOp) -> None:
+        index = op.index.owner
+        if not (isinstance(index, arith.ConstantOp) and isinstance(index.value, IntegerAttr)):
+            raise CEmitError("memref.dim needs a constant dimension index")
+        self.names[op.result] = self.buffer(op.source).sizes[index.value.value.data]
+
+    @print_op.register(memref.LoadOp)
+    def _print_memref_load(self, op: memref.LoadOp) -> None:
+        self.define(op.res, self.element(op.memref, op.indices))
+
+    @print_op.register(memref.StoreOp)
+    def _print_memref_store(self, op: memref.StoreOp) -> None:
+        self.emit(f"{self.element(op.memref, op.indices)} = {self.expr(op.value)};")
+
+    @print_op.register(memref.CopyOp)
+    def _print_memref_copy(self, op: memref.CopyOp) -> None:
+        source, target = self.buffer(op.source), self.buffer(op.destination)
+        count = "1"
+        for size in source.sizes:
+            count = mul(count, size)
+        if count == "1":
+            self.emit(f"{target.pointer}[0] = {source.pointer}[0];")
+        elif count != "0":
             k = self.namer.numbered("k")
-            self.emit(f"for (ptrdiff_t {k} = 0; {k} < {n}; ++{k}) {{")
-            self.emit(f"  {d}[{k}] = {s}[{k}];")
+            self.emit(f"for (ptrdiff_t {k} = 0; {k} < {count}; ++{k}) {{")
+            self.emit(f"  {target.pointer}[{k}] = {source.pointer}[{k}];")
             self.emit("}")
 
-    def print_for(self, op: scf.ForOp) -> None:
+    @print_op.register(scf.ForOp)
+    def _print_scf_for(self, op: scf.ForOp) -> None:
         block = op.body.block
         iv, *carried = block.args
         for arg, init, res in zip(carried, op.iter_args, op.results, strict=True):
@@ -631,33 +601,32 @@ class CPrinter:
         lb, ub, step = (self.expr(v) for v in (op.lb, op.ub, op.step))
         inc = f"++{i}" if step == "1" else f"{i} += {step}"
         self.emit(f"for ({c_type(iv.type)} {i} = {lb}; {i} < {ub}; {inc}) {{")
-        self.indent += 1
-        self.print_block(block)
-        self.indent -= 1
+        self.print_region_block(block)
         self.emit("}")
-        for res in op.results:
-            if not self._is_used(res):
-                self.emit(f"(void){self.names[res]};")
+        self._discard_unused(op.results)
 
-    def print_if(self, op: scf.IfOp) -> None:
+    @print_op.register(scf.IfOp)
+    def _print_scf_if(self, op: scf.IfOp) -> None:
         for res in op.results:
             self.emit(f"{c_type(res.type)} {self.local_name(res)};")
         self.emit(f"if ({self.expr(op.cond)}) {{")
-        self.indent += 1
-        self.print_block(op.true_region.block)
-        self.indent -= 1
+        self.print_region_block(op.true_region.block)
         else_ops = [o for b in op.false_region.blocks for o in b.ops]
         if else_ops and not (len(else_ops) == 1 and not else_ops[0].operands):
             self.emit("} else {")
-            self.indent += 1
-            self.print_block(op.false_region.block)
-            self.indent -= 1
+            self.print_region_block(op.false_region.block)
         self.emit("}")
-        for res in op.results:
-            if not self._is_used(res):
+        self._discard_unused(op.results)
+
+    def _discard_unused(self, results: Sequence[SSAValue]) -> None:
+        """`(void)x;` for loop or if results nothing reads (no unused-variable
+        warning)."""
+        for res in results:
+            if not res.uses:
                 self.emit(f"(void){self.names[res]};")
 
-    def print_yield(self, op: scf.YieldOp) -> None:
+    @print_op.register(scf.YieldOp)
+    def _print_scf_yield(self, op: scf.YieldOp) -> None:
         parent = op.parent_op()
         if isinstance(parent, scf.ForOp):
             targets = [self.names[a] for a in parent.body.block.args[1:]]
@@ -672,7 +641,7 @@ class CPrinter:
         # Carried values may be yielded swapped: go through temporaries then.
         if any(v in targets for _, v, _ in pairs):
             self.emit("{")
-            temps = []
+            temps: list[tuple[str, str]] = []
             for t, v, vt in pairs:
                 tmp = self.namer.numbered("tmp")
                 temps.append((t, tmp))
@@ -684,240 +653,58 @@ class CPrinter:
             for t, v, _ in pairs:
                 self.emit(f"{t} = {v};")
 
-    # --- file-level parts ---------------------------------------------------------
+    @print_op.register(func.ReturnOp)
+    def _print_func_return(self, op: func.ReturnOp) -> None:
+        self.emit("return ONNXC_OK;")
 
-    def print_weights(self, separate: bool) -> tuple[list[str], list[str]]:
-        """Weight definitions, and (when `separate`) the `extern` declarations
-        NAME.c needs: separate weights get external linkage, prefixed NAME_."""
-        out: list[str] = []
-        declarations: list[str] = []
-        storage = "" if separate else "static "
-        for g in self.globals:
-            sym = g.sym_name.data
-            name = self.namer.take(f"{self.name}_{sym}" if separate else sym)
-            self.global_names[sym] = name
-            t = g.type
-            if not isinstance(t, MemRefType) or g.constant is None:
-                raise CEmitError(f"memref.global @{sym} must be a constant memref")
-            if not isinstance(g.initial_value, DenseIntOrFPElementsAttr):
-                raise CEmitError(f"memref.global @{sym} has no dense initial value")
-            values = _weight_values(g.initial_value, t)
-            ct = c_type(t.element_type)
-            decl = f"const {ct} {name}[{max(1, len(values))}] ONNXC_WEIGHT_ATTRIBUTES"
-            declarations.append(f"extern {decl};")
-            if values:
-                out.append(f"{storage}{decl} = {{")
-                for k in range(0, len(values), VALUES_PER_LINE):
-                    out.append("  " + ", ".join(values[k : k + VALUES_PER_LINE]) + ",")
-                out.append("};")
-            else:
-                out.append(f"{storage}{decl} = {{0}}; /* empty */")
-            out.append("")
-        return out, (declarations + [""] if separate and declarations else [])
+    @print_op.register(affine.ApplyOp)
+    def _print_affine_apply(self, op: affine.ApplyOp) -> None:
+        amap = op.map.data
+        text = self.affine_expr(amap.results[0], op.operands, amap.num_dims)
+        if text.startswith("(") and text.endswith(")"):
+            text = text[1:-1]
+        self.define(op.results[0], text)
 
-    def print_tables(self) -> list[str]:
-        out: list[str] = []
-        for kind, is_input in (("inputs", True), ("outputs", False)):
-            rows = []
-            params = [p for p in self.params if p.is_input == is_input]
-            for k, p in enumerate(params):
-                shape = "NULL"
-                if p.shape:
-                    shape = f"{self.name}_{kind}{k}_shape"
-                    dims = ", ".join(str(d) for d in p.shape)
-                    out.append(f"static const int32_t {shape}[{len(p.shape)}] = {{{dims}}};")
-                rows.append(
-                    f"  {{{c_string(p.onnx_name)}, {p.dtype_code}, {len(p.shape)}, {shape}}},"
-                )
-            if not rows:
-                rows.append("  {NULL, ONNXC_DTYPE_UNDEFINED, 0, NULL}, /* none */")
-            out += [f"const onnxc_tensor_info {self.name}_{kind}[] = {{", *rows, "};"]
-        return out + [""]
+    def affine_expr(self, e: AffineExpr, operands: Sequence[SSAValue], n_dims: int) -> str:
+        """The C of an affine expression over index operands."""
+        if isinstance(e, AffineDimExpr):
+            return self.expr(operands[e.position])
+        if isinstance(e, AffineSymExpr):
+            return self.expr(operands[n_dims + e.position])
+        if isinstance(e, AffineConstantExpr):
+            return str(e.value) if e.value >= 0 else f"({e.value})"
+        assert isinstance(e, AffineBinaryOpExpr)
+        lhs = self.affine_expr(e.lhs, operands, n_dims)
+        rhs = e.rhs
+        if _binds_tighter(e.lhs, e.kind, True):
+            lhs = lhs[1:-1]
+        if e.kind in _AFFINE_HELPERS:
+            helper = _AFFINE_HELPERS[e.kind]
+            return f"{helper}({lhs}, {self.affine_expr(rhs, operands, n_dims)})"
+        if e.kind == AffineBinaryOpKind.Add:
+            if isinstance(rhs, AffineConstantExpr) and rhs.value < 0:
+                return f"({lhs} - {-rhs.value})"
+            if (
+                isinstance(rhs, AffineBinaryOpExpr)
+                and rhs.kind == AffineBinaryOpKind.Mul
+                and isinstance(rhs.rhs, AffineConstantExpr)
+                and rhs.rhs.value == -1
+            ):
+                return f"({lhs} - {self.affine_expr(rhs.lhs, operands, n_dims)})"
+            text = self.affine_expr(rhs, operands, n_dims)
+            text = text[1:-1] if _binds_tighter(rhs, e.kind, False) else text
+            return f"({lhs} + {text})"
+        return f"({lhs} * {self.affine_expr(rhs, operands, n_dims)})"
 
-    def print_run(self) -> list[str]:
-        self.lines = []
-        self.print_block(self.fn.body.block)
-        body = self.lines
-        name, params = self.name, self.params
-        checks = " || ".join(
-            ["workspace == NULL"] + [f"{p.c_name} == NULL" for p in params if p.numel]
-        )
-        head = [
-            f"int {name}_run_with_workspace(",
-            f"    {param_list(params, workspace=True)}) {{",
-        ]
-        args = self.fn.body.block.args
-        unused = [
-            f"  (void){p.c_name};"
-            for p, arg in zip(params, args, strict=True)
-            if p.numel == 0 and not self._is_used(arg)
-        ]
-        arena = ["  unsigned char *const arena = (unsigned char *)workspace;"]
-        out = head + [
-            f"  if ({checks}) {{",
-            "    return ONNXC_ERR_NULL_ARG;",
-            "  }",
-            "  if ((uintptr_t)workspace % ONNXC_ARENA_ALIGN != 0) {",
-            "    return ONNXC_ERR_MISALIGNED;",
-            "  }",
-            *unused,
-            *(arena if self.arena_size or self.uses_arena else []),
-            *body,
-            "}",
-            "",
-            *self.print_invoke(),
-            "#ifndef ONNXC_NO_DEFAULT_ARENA",
-            "/* The default arena, over-allocated so it can be aligned at run time. */",
-            f"static onnxc_arena_unit {name}_arena[({name}_WORKSPACE_SIZE + "
-            "ONNXC_ARENA_ALIGN + sizeof(onnxc_arena_unit) - 1) / "
-            "sizeof(onnxc_arena_unit)];",
-            "",
-            f"int {name}_run({param_list(params, workspace=False)}) {{",
-            f"  unsigned char *base = (unsigned char *){name}_arena;",
-            "  base += (ONNXC_ARENA_ALIGN - (uintptr_t)base % ONNXC_ARENA_ALIGN) %",
-            "          ONNXC_ARENA_ALIGN;",
-            f"  return {name}_run_with_workspace("
-            + ", ".join(["base"] + [p.c_name for p in params])
-            + ");",
-            "}",
-            "#endif /* ONNXC_NO_DEFAULT_ARENA */",
-            "",
-        ]
-        return out
 
-    def print_invoke(self) -> list[str]:
-        """NAME_invoke: the same entry point with tensors passed as arrays of
-        pointers in NAME_inputs / NAME_outputs order, for generic drivers."""
-        ins = [p for p in self.params if p.is_input]
-        outs = [p for p in self.params if not p.is_input]
-        args = [f"(const {p.c_type} *)inputs[{k}]" for k, p in enumerate(ins)]
-        args += [f"({p.c_type} *)outputs[{k}]" for k, p in enumerate(outs)]
-        checks = (["inputs == NULL"] if ins else []) + (["outputs == NULL"] if outs else [])
-        unused = [f"  (void){v};" for v, ps in (("inputs", ins), ("outputs", outs)) if not ps]
-        guard = [f"  if ({' || '.join(checks)}) {{", "    return ONNXC_ERR_NULL_ARG;", "  }"]
-        return [
-            f"int {self.name}_invoke(void *workspace, const void *const *inputs, "
-            "void *const *outputs) {",
-            *(guard if checks else []),
-            *unused,
-            f"  return {self.name}_run_with_workspace(" + ", ".join(["workspace", *args]) + ");",
-            "}",
-            "",
-        ]
+def _is_bool(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
 
 
 def _binds_tighter(e: AffineExpr, parent: AffineBinaryOpKind, is_lhs: bool) -> bool:
     """Whether `e`, printed in parentheses, needs none as an operand of `parent`."""
-    if not isinstance(e, AffineBinaryOpExpr) or e.kind in AFFINE_HELPERS:
+    if not isinstance(e, AffineBinaryOpExpr) or e.kind in _AFFINE_HELPERS:
         return False
-    mul = AffineBinaryOpKind.Mul
-    if e.kind == mul:
+    if e.kind == AffineBinaryOpKind.Mul:
         return parent == AffineBinaryOpKind.Add or is_lhs
     return parent == AffineBinaryOpKind.Add and is_lhs
-
-
-def _weight_values(attr: DenseIntOrFPElementsAttr, t: MemRefType[Attribute]) -> list[str]:
-    """C literals of a weight, from the attribute's raw little-endian bytes."""
-    et = t.element_type
-    n = _numel(t.get_shape())
-    raw = bytes(attr.data.data)
-    if isinstance(et, Float32Type | Float64Type):
-        arr = np.frombuffer(raw, dtype="<f4" if isinstance(et, Float32Type) else "<f8")
-    elif isinstance(et, IntegerType) and et.width.data == 1:
-        arr = (np.frombuffer(raw, dtype=np.uint8) != 0).astype(np.uint8)
-    elif isinstance(et, IntegerType):
-        sign = "u" if et.signedness.data == Signedness.UNSIGNED else "i"
-        arr = np.frombuffer(raw, dtype=f"<{sign}{element_size(et)}")
-    else:
-        raise CEmitError(f"unsupported weight element type {et}")
-    if arr.size == 1 and n != 1:
-        arr = np.broadcast_to(arr, (n,))
-    if arr.size != n:
-        raise CEmitError(f"weight holds {arr.size} values, its type {t} needs {n}")
-    if isinstance(et, Float32Type | Float64Type):
-        return [float_literal(v, et) for v in arr.tolist()]
-    return [int_literal(v, et) for v in arr.tolist()]
-
-
-def _banner(version: str, options_comment: str, what: str) -> str:
-    lines = [f"/* {what} Generated by onnxc {version}; do not edit."]
-    if options_comment:
-        lines.append(" * " + c_comment(f"Options: {options_comment}")[3:-3])
-    return "\n".join(lines) + "\n */"
-
-
-def _version(version: str | None) -> str:
-    if version is not None:
-        return version
-    try:
-        import onnxc
-
-        return str(getattr(onnxc, "__version__", "unknown"))
-    except ImportError:
-        return "unknown"
-
-
-def print_c(
-    module: ModuleOp,
-    name: str,
-    *,
-    options_comment: str = "",
-    version: str | None = None,
-) -> tuple[str, str]:
-    """Print `module` as C: returns (the text of NAME.c, the text of NAME.h).
-
-    `name` must be a C identifier; it prefixes every public symbol (`NAME_run`, ...).
-    `version` defaults to `onnxc.__version__`. Raises `CEmitError` on IR outside the
-    printer's contract (see the module docstring), naming the op and its ONNX node.
-    """
-    files = print_c_files(module, name, options_comment=options_comment, version=version).files
-    return files[f"{name}.c"], files[f"{name}.h"]
-
-
-def print_c_files(
-    module: ModuleOp,
-    name: str,
-    *,
-    options_comment: str = "",
-    version: str | None = None,
-    separate_weights: bool = False,
-) -> PrintedC:
-    """Print `module` as C files: file name -> text, `NAME.c` and `NAME.h`, and
-    with `separate_weights` also `NAME_weights.c` holding every weight array
-    (external `NAME_`-prefixed symbols), so large models can be built or placed
-    apart; with the interface they declare. Otherwise as `print_c`."""
-    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
-        raise ValueError(f"model name {name!r} is not a C identifier")
-    ver = _version(version)
-    p = CPrinter(module, name)
-    weights, declarations = p.print_weights(separate_weights)
-    tables = p.print_tables()
-    run = p.print_run()
-    includes = [
-        f'#include "{name}.h"',
-        "",
-        "#include <math.h>",
-        "#include <stddef.h>",
-        "#include <stdint.h>",
-        "",
-    ]
-    c_lines = [
-        _banner(ver, options_comment, f"{name}.c:"),
-        *includes,
-        *(declarations if separate_weights else weights),
-        *tables,
-        *run,
-    ]
-    banner = _banner(ver, options_comment, f"{name}.h:")
-    files = {
-        f"{name}.c": "\n".join(c_lines),
-        f"{name}.h": print_header(name, p.params, p.arena_size, banner),
-    }
-    if separate_weights:
-        weights_banner = _banner(
-            ver, options_comment, f"{name}_weights.c: the weights of {name}.c."
-        )
-        files[f"{name}_weights.c"] = "\n".join(
-            [weights_banner, f'#include "{name}.h"', "", *declarations, *weights]
-        )
-    return PrintedC(files, p.params, p.arena_size)

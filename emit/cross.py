@@ -32,15 +32,15 @@ from pathlib import Path
 
 import numpy as np
 
-from onnxc.emit.build import NUMPY_OF_C, cache_dir
-from onnxc.emit.header import CParam
-from onnxc.emit.targets import SECTION_FLAGS, STRICT_FLAGS, Target
-from onnxc.errors import OnnxcError
+from onnxc.emit.build import cache_dir
+from onnxc.emit.runner import TensorSpec, check_inputs
+from onnxc.errors import BuildError, OnnxcError, RunError
+from onnxc.options import DEFAULT_TIMEOUT
 from onnxc.runtime_c import harness_source, runtime_dir, runtime_files
+from onnxc.targets import SECTION_FLAGS, STRICT_FLAGS, Target
 
 __all__ = [
     "COMMON_CFLAGS",
-    "DEFAULT_TIMEOUT",
     "EmulatedC",
     "build_elf",
     "compile_flags",
@@ -49,9 +49,6 @@ __all__ = [
     "link_flags",
     "require_tool",
 ]
-
-DEFAULT_TIMEOUT = 60.0
-"""Seconds one emulator run may take before it is stopped."""
 
 
 def require_tool(tool: str, packages: Sequence[str], target: Target) -> str:
@@ -166,7 +163,7 @@ def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level:
         ]
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
-            raise OnnxcError(
+            raise BuildError(
                 f"building {name} for {target.name} failed: {_first_error(result.stderr, folder)}"
             )
         os.replace(folder / "prog.elf", elf)  # atomic: a concurrent build is identical
@@ -184,16 +181,17 @@ def elf_size(target: Target, elf: Path) -> dict[str, int]:
 class EmulatedC:
     """A model built into an emulator ELF: `call` runs it on numpy arrays.
 
-    `params` (graph inputs then outputs, as the C printer declared them) and
-    `workspace_size` describe its interface, as the host build reads them from
-    the compiled tables.
+    `inputs` and `outputs` describe its interface as the C printer declared it
+    (the host build reads the same from the compiled tables), and
+    `workspace_size` is `NAME_WORKSPACE_SIZE`.
     """
 
     def __init__(
         self,
         elf: Path,
         name: str,
-        params: Sequence[CParam],
+        inputs: Sequence[TensorSpec],
+        outputs: Sequence[TensorSpec],
         workspace_size: int,
         target: Target,
         *,
@@ -204,43 +202,33 @@ class EmulatedC:
         self.target = target
         self.timeout = timeout
         self.emulator = require_tool(target.emulator[0], target.emulator_packages, target)
-        self.input_info = [(p.onnx_name, p.shape) for p in params if p.is_input]
-        self.output_info = [(p.onnx_name, p.shape) for p in params if not p.is_input]
-        self.num_inputs = len(self.input_info)
-        self.num_outputs = len(self.output_info)
+        self.inputs = list(inputs)
+        self.outputs = list(outputs)
         self.workspace_size = workspace_size
-        self.arg_types = [p.c_type for p in params]
 
     def size(self) -> dict[str, int]:
         """text, data and bss bytes of the ELF (model, harness and libc)."""
         return elf_size(self.target, self.elf)
 
-    def _dtype(self, k: int) -> np.dtype:
-        return np.dtype(NUMPY_OF_C[self.arg_types[k]]).newbyteorder("<")
-
     def call(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run once in the emulator; inputs in NAME_inputs order, outputs likewise."""
-        if len(inputs) != self.num_inputs:
-            raise OnnxcError(f"{self.name}: expected {self.num_inputs} inputs, got {len(inputs)}")
+        check_inputs(self.name, self.inputs, inputs)
         with tempfile.TemporaryDirectory(prefix="onnxc-run-") as tmp:
             folder = Path(tmp)
-            for k, (array, (tensor, shape)) in enumerate(zip(inputs, self.input_info, strict=True)):
-                if array.shape != shape:
-                    raise OnnxcError(
-                        f"{self.name}: '{tensor}' must have shape {shape}, got {array.shape}"
-                    )
-                array.astype(self._dtype(k), copy=False).tofile(folder / f"input{k}.bin")
+            for k, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
+                little = spec.element.numpy_dtype.newbyteorder("<")
+                array.astype(little, copy=False).tofile(folder / f"input{k}.bin")
             self._run(folder)
-            outputs = []
-            for k, (tensor, shape) in enumerate(self.output_info):
-                dtype = self._dtype(self.num_inputs + k)
-                values = np.fromfile(folder / f"output{k}.bin", dtype=dtype)
-                if values.size != int(np.prod(shape, dtype=np.int64)):
-                    raise OnnxcError(
-                        f"{self.name} on {self.target.name}: output{k}.bin ('{tensor}') holds "
-                        f"{values.size} values, expected shape {shape}"
+            outputs: list[np.ndarray] = []
+            for k, spec in enumerate(self.outputs):
+                little = spec.element.numpy_dtype.newbyteorder("<")
+                values = np.fromfile(folder / f"output{k}.bin", dtype=little)
+                if values.size != spec.numel():
+                    raise RunError(
+                        f"{self.name} on {self.target.name}: output{k}.bin ('{spec.name}') holds "
+                        f"{values.size} values, expected shape {spec.shape}"
                     )
-                outputs.append(values.reshape(shape).astype(dtype.newbyteorder("=")))
+                outputs.append(values.reshape(spec.shape).astype(spec.element.numpy_dtype))
         return outputs
 
     def _run(self, folder: Path) -> None:
@@ -258,7 +246,7 @@ class EmulatedC:
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            raise OnnxcError(
+            raise RunError(
                 f"{where}: the emulator did not finish within {self.timeout:g} s "
                 "(stopped; pass a larger timeout=)"
             ) from None
@@ -266,6 +254,6 @@ class EmulatedC:
             lines = [line.strip() for line in result.stderr.splitlines() if line.strip()]
             harness = [line for line in lines if line.startswith("onnxc_harness:")]
             message = (harness or lines or ["no message on stderr"])[0]
-            raise OnnxcError(
+            raise RunError(
                 f"{where}: the emulator exited with status {result.returncode}: {message}"
             )

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from onnxc.emit.cross import COMMON_CFLAGS, harness_flags, link_flags
-from onnxc.emit.targets import Target
 from onnxc.runtime_c import HARNESS_FILE, harness_source
+from onnxc.targets import Target
 
 __all__ = ["write_recipe"]
 

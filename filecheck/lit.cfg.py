@@ -12,7 +12,7 @@ import lit.formats
 
 config.name = "onnxc"  # noqa: F821 - `config` is provided by lit
 config.test_format = lit.formats.ShTest(execute_external=False)  # noqa: F821
-config.suffixes = [".mlir", ".py"]  # noqa: F821
+config.suffixes = [".mlir", ".py", ".test"]  # noqa: F821
 config.excludes = ["lit.cfg.py"]  # noqa: F821
 config.test_source_root = os.path.dirname(__file__)  # noqa: F821
 # Tools of the interpreter running lit (a virtual environment's xdsl-opt, filecheck).

@@ -26,9 +26,8 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from onnxc.ir_names import COMMENT
 from onnxc.lowering.buffer_uses import all_parallel, top_level_index, touches
-
-COMMENT = "onnxc.comment"
 
 
 def _identity(op: GenericOp, operand: int) -> bool:

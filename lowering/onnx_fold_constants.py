@@ -68,7 +68,7 @@ def _constant(op: Operation, array: np.ndarray, result: SSAValue) -> onnx_dialec
     attributes: dict[str, Attribute] = {}
     if "onnx_node_name" in op.attributes:
         attributes["onnx_node_name"] = op.attributes["onnx_node_name"]
-    constant = onnx_dialect.ConstantOp.create(  # type: ignore[attr-defined]
+    constant = onnx_dialect.ConstantOp.create(
         result_types=[result_type],
         properties={"value": constant_attr(array, result_type, hint)},
         attributes=attributes,
@@ -93,10 +93,7 @@ def _replace_by_constants(
 def _is_constant(value: SSAValue) -> bool:
     """Whether `value` is an `onnx.Constant` in the `value` form."""
     owner = value.owner
-    return (
-        isinstance(owner, onnx_dialect.ConstantOp)  # type: ignore[attr-defined]
-        and "value" in owner.properties
-    )
+    return isinstance(owner, onnx_dialect.ConstantOp) and "value" in owner.properties
 
 
 def _constant_input(value: SSAValue) -> np.ndarray:
@@ -177,7 +174,7 @@ class ShapeOpFolding(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx_dialect.ShapeOp,  # type: ignore[name-defined]
+        op: onnx_dialect.ShapeOp,
         rewriter: PatternRewriter,
     ) -> None:
         shape = _static_shape(op.operands[0])
@@ -196,7 +193,7 @@ class SizeOpFolding(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx_dialect.SizeOp,  # type: ignore[name-defined]
+        op: onnx_dialect.SizeOp,
         rewriter: PatternRewriter,
     ) -> None:
         shape = _static_shape(op.operands[0])
@@ -222,7 +219,7 @@ class ConstantOpNormalisation(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx_dialect.ConstantOp,  # type: ignore[name-defined]
+        op: onnx_dialect.ConstantOp,
         rewriter: PatternRewriter,
     ) -> None:
         form = next((name for name in _CONSTANT_FORMS if name in op.properties), None)

@@ -43,7 +43,6 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     IndexType,
     IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
     UnitAttr,
@@ -54,23 +53,30 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from onnxc.emit.c_printer import ARENA_ALIGN, ARENA_ATTR, element_size
+from onnxc import element_types
+from onnxc.errors import InternalError
+from onnxc.ir_names import ARENA as ARENA_ATTR
+from onnxc.ir_names import ARENA_ALIGN, MEMORY
 from onnxc.lowering.buffer_uses import aliases, all_parallel, top_level_index, touches
-
-MEMORY_ATTR = "onnxc.memory"
 
 
 def _aligned(n: int) -> int:
     return -(-n // ARENA_ALIGN) * ARENA_ALIGN
 
 
+def element_size(t: Attribute) -> int:
+    """Bytes of one element (the element-type table)."""
+    return element_types.row_of(t).size
+
+
 def _type_class(t: Attribute) -> str:
-    """Buffers may share bytes only within one class (C's aliasing rules)."""
-    if element_size(t) == 1:
+    """Buffers may share bytes only within one class (C's aliasing rules):
+    the C storage type, signed and unsigned alike (they may alias), and all
+    1-byte types together (char-sized accesses alias everything)."""
+    row = element_types.row_of(t)
+    if row.size == 1:
         return "byte"
-    if isinstance(t, IntegerType):
-        return f"i{t.width.data}"  # signed and unsigned may alias
-    return str(t)
+    return row.unsigned_c_type
 
 
 @dataclass(eq=False)
@@ -141,7 +147,9 @@ def find_buffers(fn: func.FuncOp) -> list[Buffer]:
         for user, operand in touches(op.memref):
             index = top_level_index(user, body)
             if index is None:
-                raise ValueError(f"plan-memory: {user.name} is outside the function body")
+                raise InternalError(
+                    f"internal error: plan-memory: {user.name} is outside the function body"
+                )
             buffer.touches.setdefault(index, []).append((user, operand))
         buffers.append(buffer)
     return buffers
@@ -296,7 +304,7 @@ def plan_function(fn: func.FuncOp) -> None:
     offsets = best_placement([slots, singles])
     size = arena_size(offsets)
     in_place = sum(len(s.buffers) - 1 for s in offsets)
-    fn.attributes[MEMORY_ATTR] = DictionaryAttr(
+    fn.attributes[MEMORY] = DictionaryAttr(
         {
             "arena": IntegerAttr(size, 64),
             "intermediates": IntegerAttr(sum(b.size for b in buffers), 64),

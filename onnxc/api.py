@@ -6,7 +6,7 @@
 
 `compile` imports the model, lowers it through the pipeline to loops, prints C,
 builds that C with cffi into a cached extension and loads it. For a
-microcontroller target (`target="cortex-m4"`, see `emit/targets.py`) it
+microcontroller target (`target="cortex-m4"`, see `onnxc/targets.py`) it
 cross-compiles the C with a semihosting harness into an ELF instead, and `run`
 executes that ELF in the target's emulator.
 `generate_c` stops after printing and `GeneratedC.write` writes the sources.
@@ -27,15 +27,16 @@ from xdsl.dialects.builtin import ModuleOp
 from onnxc import __version__
 from onnxc.dialects.constants import released_resources
 from onnxc.emit.build import CompiledC, build_extension
-from onnxc.emit.c_printer import print_c_files
-from onnxc.emit.cross import DEFAULT_TIMEOUT, EmulatedC, build_elf
-from onnxc.emit.header import CParam
-from onnxc.emit.targets import TARGETS as TARGET_TABLE
-from onnxc.emit.targets import get_target
-from onnxc.errors import OnnxcError
+from onnxc.emit.c_interface import print_c_files
+from onnxc.emit.cross import EmulatedC, build_elf
+from onnxc.emit.runner import Dim, Runner, TensorSpec
+from onnxc.errors import OnnxcError, RunError
 from onnxc.importer import ModelLike, import_model
+from onnxc.options import DEFAULT_TIMEOUT, CompileOptions
 from onnxc.pipeline import lower
 from onnxc.runtime_c import runtime_files
+from onnxc.targets import TARGETS as TARGET_TABLE
+from onnxc.targets import get_target
 
 TARGETS = tuple(TARGET_TABLE)
 """Targets `compile` can build and run: the host, then the emulated MCUs."""
@@ -48,13 +49,19 @@ class GeneratedC:
 
     name: str
     files: dict[str, str]
-    input_names: list[str]
-    output_names: list[str]
-    input_defaults: dict[str, np.ndarray] = field(default_factory=dict)
-    params: list[CParam] = field(default_factory=list)
-    """The inputs then outputs as C parameters (name, element type, shape)."""
+    inputs: list[TensorSpec]
+    outputs: list[TensorSpec]
+    input_defaults: dict[str, np.ndarray] = field(default_factory=dict[str, np.ndarray])
     workspace_size: int = 0
     """`NAME_WORKSPACE_SIZE`: the bytes of the planned arena."""
+
+    @property
+    def input_names(self) -> list[str]:
+        return [s.name for s in self.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [s.name for s in self.outputs]
 
     @property
     def c_source(self) -> str:
@@ -76,29 +83,57 @@ class GeneratedC:
     def write(self, directory: str | Path) -> list[Path]:
         """Write the model's files and the runtime files into `directory`."""
         out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        written: list[Path] = []
-        for file_name, text in self.files.items():
-            (out / file_name).write_text(text)
-            written.append(out / file_name)
-        for source in runtime_files():
-            shutil.copyfile(source, out / source.name)
-            written.append(out / source.name)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            written: list[Path] = []
+            for file_name, text in self.files.items():
+                (out / file_name).write_text(text)
+                written.append(out / file_name)
+            for source in runtime_files():
+                shutil.copyfile(source, out / source.name)
+                written.append(out / source.name)
+        except OSError as error:
+            raise OnnxcError(f"cannot write the C files into '{out}': {error.strerror}") from None
         return written
 
 
 def model_name(model: ModelLike, name: str | None) -> str:
     """The C name of a model: `name`, else the file's stem, sanitised."""
     if name is None:
-        name = Path(model).stem if not hasattr(model, "graph") else "model"
+        name = "model" if hasattr(model, "graph") else Path(str(model)).stem
     cleaned = re.sub(r"[^A-Za-z0-9_]", "_", name)
     if not cleaned or not cleaned[0].isalpha():
         cleaned = "m_" + cleaned
     return cleaned
 
 
-def _options_comment(options: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in options.items() if v)
+def generate_with(
+    model: ModelLike,
+    options: CompileOptions,
+    on_stage: Callable[[str, ModuleOp], None] | None = None,
+) -> GeneratedC:
+    """Compile `model` to C sources with `options` (nothing is built).
+    `on_stage(stage, module)` sees the IR after each pipeline stage (see
+    `onnxc.pipeline.lower`)."""
+    c_name = model_name(model, options.name)
+    with released_resources():
+        imported = import_model(model, dims=options.dims, shapes=options.shapes)
+        module = lower(imported.module, "loops", on_stage=on_stage)
+        printed = print_c_files(
+            module,
+            c_name,
+            options_comment=options.comment(),
+            version=__version__,
+            separate_weights=options.separate_weights,
+        )
+    return GeneratedC(
+        c_name,
+        printed.files,
+        printed.inputs,
+        printed.outputs,
+        imported.input_defaults,
+        printed.workspace_size,
+    )
 
 
 def generate_c(
@@ -106,6 +141,7 @@ def generate_c(
     *,
     dims: Mapping[str, int] | None = None,
     shapes: Mapping[str, Sequence[int]] | None = None,
+    max_dims: Mapping[str, int] | None = None,
     name: str | None = None,
     target: str = "host",
     separate_weights: bool = False,
@@ -114,52 +150,34 @@ def generate_c(
     """Compile `model` to C sources (nothing is built); with `separate_weights`
     the weights go to their own file, `NAME_weights.c`. `on_stage(stage, module)`
     sees the IR after each pipeline stage (see `onnxc.pipeline.lower`)."""
-    get_target(target)
-    c_name = model_name(model, name)
-    with released_resources():
-        imported = import_model(model, dims=dims, shapes=shapes)
-        module = lower(imported.module, "loops", on_stage=on_stage)
-        options = {
-            "dims": dict(dims or {}),
-            "shapes": dict(shapes or {}),
-            "target": target,
-        }
-        printed = print_c_files(
-            module,
-            c_name,
-            options_comment=_options_comment(options),
-            version=__version__,
-            separate_weights=separate_weights,
-        )
-    return GeneratedC(
-        c_name,
-        printed.files,
-        imported.input_names,
-        imported.output_names,
-        imported.input_defaults,
-        printed.params,
-        printed.workspace_size,
+    options = CompileOptions.make(
+        dims=dims,
+        shapes=shapes,
+        max_dims=max_dims,
+        name=name,
+        target=target,
+        separate_weights=separate_weights,
     )
+    return generate_with(model, options, on_stage)
 
 
 class CompiledModel:
     """A compiled and loaded model. `run` takes a dict of numpy arrays by input
     name and returns a dict by output name (in graph-output order); calling the
     model takes the inputs positionally and returns a list of outputs. On an MCU
-    target `compiled` is an `EmulatedC`, and each run boots the emulator."""
+    target the runner is an `EmulatedC`, and each run boots the emulator."""
 
-    def __init__(
-        self, generated: GeneratedC, compiled: CompiledC | EmulatedC, target: str = "host"
-    ):
+    def __init__(self, generated: GeneratedC, runner: Runner, target: str = "host"):
         self.generated = generated
         self.name = generated.name
         self.target = target
-        self._compiled = compiled
-        self.input_names: list[str] = list(generated.input_names)
-        self.output_names: list[str] = list(generated.output_names)
-        self.input_shapes = [shape for _, shape in compiled.input_info]
-        self.output_shapes = [shape for _, shape in compiled.output_info]
-        self.workspace_size = compiled.workspace_size
+        self.runner = runner
+        """Runs the C: a `CompiledC` in-process, an `EmulatedC` on MCU targets."""
+        self.input_names: list[str] = [s.name for s in runner.inputs]
+        self.output_names: list[str] = [s.name for s in runner.outputs]
+        self.input_shapes: list[tuple[Dim, ...]] = [s.shape for s in runner.inputs]
+        self.output_shapes: list[tuple[Dim, ...]] = [s.shape for s in runner.outputs]
+        self.workspace_size = runner.workspace_size
 
     @property
     def c_source(self) -> str:
@@ -172,44 +190,61 @@ class CompiledModel:
     def run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
         unknown = sorted(set(inputs) - set(self.input_names))
         if unknown:
-            raise OnnxcError(
+            raise RunError(
                 f"{self.name}: unknown input(s) {', '.join(map(repr, unknown))} "
                 f"(inputs: {', '.join(self.input_names)})"
             )
         arrays: list[np.ndarray] = []
-        for index, input_name in enumerate(self.input_names):
-            if input_name in inputs:
-                value = inputs[input_name]
-            elif input_name in self.generated.input_defaults:
-                value = self.generated.input_defaults[input_name]
+        for spec in self.runner.inputs:
+            if spec.name in inputs:
+                value = inputs[spec.name]
+            elif spec.name in self.generated.input_defaults:
+                value = self.generated.input_defaults[spec.name]
             else:
-                raise OnnxcError(f"{self.name}: missing input '{input_name}'")
-            arrays.append(self._prepare(index, input_name, value))
-        outputs = self._compiled.call(arrays)
+                raise RunError(f"{self.name}: missing input '{spec.name}'")
+            arrays.append(self._prepare(spec, value))
+        outputs = self.runner.call(arrays)
         return dict(zip(self.output_names, outputs, strict=True))
 
-    def _prepare(self, index: int, input_name: str, value: Any) -> np.ndarray:
-        from onnxc.emit.build import NUMPY_OF_C
-
-        dtype = np.dtype(NUMPY_OF_C[self._compiled.arg_types[index]])
+    def _prepare(self, spec: TensorSpec, value: Any) -> np.ndarray:
+        """`value` as a C-contiguous array of the input's element type; values of
+        another type are converted only when numpy casts them safely within
+        their kind (float64 to float32, not float to int)."""
+        dtype = spec.element.numpy_dtype
         array = np.asarray(value)
         if array.dtype != dtype and not np.can_cast(array.dtype, dtype, "same_kind"):
-            raise OnnxcError(
-                f"{self.name}: input '{input_name}' must be {dtype}, got {array.dtype}"
-            )
-        shape = self.input_shapes[index]
-        if array.shape != shape:
-            raise OnnxcError(
-                f"{self.name}: input '{input_name}' must have shape {shape}, got {array.shape}"
-            )
+            raise RunError(f"{self.name}: input '{spec.name}' must be {dtype}, got {array.dtype}")
         return np.require(array.astype(dtype, copy=False), requirements="C")
 
     def __call__(self, *inputs: Any) -> list[np.ndarray]:
         if len(inputs) > len(self.input_names):
-            raise OnnxcError(
-                f"{self.name}: takes {len(self.input_names)} inputs, got {len(inputs)}"
-            )
+            raise RunError(f"{self.name}: takes {len(self.input_names)} inputs, got {len(inputs)}")
         return list(self.run(dict(zip(self.input_names, inputs, strict=False))).values())
+
+
+def compile_with(model: ModelLike, options: CompileOptions) -> CompiledModel:
+    """Compile and load `model` with `options` (see `compile`)."""
+    chosen = get_target(options.target)
+    generated = generate_with(model, options)
+    if not chosen.is_host:
+        elf = build_elf(generated.name, generated.files, chosen, opt_level=options.opt_level)
+        emulated = EmulatedC(
+            elf,
+            generated.name,
+            generated.inputs,
+            generated.outputs,
+            generated.workspace_size,
+            chosen,
+            timeout=options.timeout,
+        )
+        return CompiledModel(generated, emulated, options.target)
+    extension = build_extension(
+        generated.c_source,
+        generated.header_source,
+        generated.name,
+        extra_cflags=(f"-O{options.opt_level}",),
+    )
+    return CompiledModel(generated, CompiledC(extension, generated.name))
 
 
 def compile(  # noqa: A001 - the public name DESIGN.md gives
@@ -217,6 +252,7 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     *,
     dims: Mapping[str, int] | None = None,
     shapes: Mapping[str, Sequence[int]] | None = None,
+    max_dims: Mapping[str, int] | None = None,
     name: str | None = None,
     target: str = "host",
     opt_level: int = 2,
@@ -224,26 +260,19 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
 ) -> CompiledModel:
     """Compile an ONNX model (a path or ModelProto) and load it for running.
 
-    `dims` binds dim_params, `shapes` fixes whole input shapes, `name` is the C
-    prefix (default: the file's stem), `opt_level` the C compiler's -O level.
-    `target` is "host" or an MCU target from `TARGETS`: the model is then
-    cross-compiled into an ELF and each run executes it in the target's
-    emulator, stopped after `timeout` seconds.
+    `dims` binds dim_params, `shapes` fixes whole input shapes, `max_dims`
+    bounds dimensions left free, `name` is the C prefix (default: the file's
+    stem), `opt_level` the C compiler's -O level. `target` is "host" or an MCU
+    target from `TARGETS`: the model is then cross-compiled into an ELF and each
+    run executes it in the target's emulator, stopped after `timeout` seconds.
     """
-    if not 0 <= opt_level <= 3:
-        raise OnnxcError(f"opt_level must be 0 to 3, got {opt_level}")
-    chosen = get_target(target)
-    generated = generate_c(model, dims=dims, shapes=shapes, name=name, target=target)
-    if not chosen.is_host:
-        elf = build_elf(generated.name, generated.files, chosen, opt_level=opt_level)
-        emulated = EmulatedC(
-            elf, generated.name, generated.params, generated.workspace_size, chosen, timeout=timeout
-        )
-        return CompiledModel(generated, emulated, target)
-    extension = build_extension(
-        generated.c_source,
-        generated.header_source,
-        generated.name,
-        extra_cflags=(f"-O{opt_level}",),
+    options = CompileOptions.make(
+        dims=dims,
+        shapes=shapes,
+        max_dims=max_dims,
+        name=name,
+        target=target,
+        opt_level=opt_level,
+        timeout=timeout,
     )
-    return CompiledModel(generated, CompiledC(extension, generated.name))
+    return compile_with(model, options)

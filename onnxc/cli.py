@@ -19,6 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from onnxc.errors import OnnxcError
+from onnxc.lowering import STAGE_NAMES
+from onnxc.options import CompileOptions
 
 
 def _key_value(text: str, option: str) -> tuple[str, str]:
@@ -28,14 +30,14 @@ def _key_value(text: str, option: str) -> tuple[str, str]:
     return key, value
 
 
-def _dims(items: Sequence[str]) -> dict[str, int]:
+def _dims(items: Sequence[str], option: str) -> dict[str, int]:
     dims: dict[str, int] = {}
     for item in items:
-        key, value = _key_value(item, "--dim")
+        key, value = _key_value(item, option)
         try:
             dims[key] = int(value)
         except ValueError:
-            raise OnnxcError(f"--dim {key}: '{value}' is not an integer") from None
+            raise OnnxcError(f"{option} {key}: '{value}' is not an integer") from None
     return dims
 
 
@@ -59,14 +61,25 @@ def _load_npy(path: str, what: str) -> np.ndarray:
         raise OnnxcError(f"{what}: cannot read '{path}' ({str(error).splitlines()[0]})") from None
 
 
+def _options(args: argparse.Namespace) -> CompileOptions:
+    return CompileOptions.make(
+        dims=_dims(args.dim, "--dim"),
+        shapes=_shapes(args.shape),
+        max_dims=_dims(args.max_dim, "--max-dim"),
+        name=getattr(args, "name", None),
+        target=args.target,
+        separate_weights=getattr(args, "weights_file", False),
+    )
+
+
 def _compile_command(args: argparse.Namespace) -> int:
-    from onnxc.api import generate_c
+    from onnxc.api import generate_with
     from onnxc.importer import import_model
     from onnxc.pipeline import lower
 
-    dims, shapes = _dims(args.dim), _shapes(args.shape)
+    options = _options(args)
     if args.emit and args.emit != "c":
-        imported = import_model(args.model, dims=dims, shapes=shapes)
+        imported = import_model(args.model, dims=options.dims, shapes=options.shapes)
         module = lower(imported.module, args.emit) if args.emit != "import" else imported.module
         from xdsl.dialects.builtin import Builtin
         from xdsl.printer import Printer
@@ -79,15 +92,7 @@ def _compile_command(args: argparse.Namespace) -> int:
     from onnxc.report import StageFigures, make_report
 
     seen = StageFigures()
-    generated = generate_c(
-        args.model,
-        dims=dims,
-        shapes=shapes,
-        name=args.name,
-        target=args.target,
-        separate_weights=args.weights_file,
-        on_stage=seen,
-    )
+    generated = generate_with(args.model, options, on_stage=seen)
     if args.emit == "c":
         sys.stdout.write(generated.c_source)
         return 0
@@ -98,7 +103,7 @@ def _compile_command(args: argparse.Namespace) -> int:
         raise OnnxcError("compile needs an output folder: -o OUTDIR (or --report)")
     from onnxc import __version__
     from onnxc.emit.recipe import write_recipe
-    from onnxc.emit.targets import get_target
+    from onnxc.targets import get_target
 
     written = generated.write(args.output)
     written += write_recipe(
@@ -113,12 +118,10 @@ def _compile_command(args: argparse.Namespace) -> int:
 
 
 def _run_command(args: argparse.Namespace) -> int:
-    from onnxc.api import compile
+    from onnxc.api import compile_with
 
-    model = compile(
-        args.model, dims=_dims(args.dim), shapes=_shapes(args.shape), target=args.target
-    )
-    inputs = {}
+    model = compile_with(args.model, _options(args))
+    inputs: dict[str, np.ndarray] = {}
     for item in args.input:
         key, path = _key_value(item, "--input")
         inputs[key] = _load_npy(path, f"--input {key}")
@@ -166,13 +169,20 @@ def build_parser() -> argparse.ArgumentParser:
             help="bind a dim_param",
         )
         sub.add_argument(
+            "--max-dim",
+            action="append",
+            default=[],
+            metavar="SYM=N",
+            help="bound a dim_param left free (sizes up to N at run time)",
+        )
+        sub.add_argument(
             "--shape",
             action="append",
             default=[],
             metavar="INPUT=D0,D1,...",
             help="fix an input's shape",
         )
-        from onnxc.emit.targets import TARGETS
+        from onnxc.targets import TARGETS
 
         sub.add_argument(
             "--target",
@@ -188,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     compile_parser.add_argument("--name", help="C prefix (default: the model file's stem)")
     compile_parser.add_argument(
         "--emit",
-        choices=["import", "onnx", "linalg", "loops", "c"],
+        choices=["import", *STAGE_NAMES, "c"],
         help="print the IR (or C) after this stage to stdout instead of writing files",
     )
     compile_parser.add_argument(

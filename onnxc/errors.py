@@ -1,7 +1,40 @@
-"""The one exception type onnxc raises for problems with the user's input."""
+"""The error family onnxc raises, from every layer.
+
+Every problem a user can cause, and every failure of a tool onnxc drives, is an
+`OnnxcError`: the message is one line that names what is wrong (the file, node,
+operator, tensor or dimension) and how to fix it where that is known. The
+command line prints it as `onnxc: error: ...` without a traceback. The
+subclasses say which layer gave up, for callers that care.
+"""
+
+from __future__ import annotations
 
 
 class OnnxcError(Exception):
-    """A problem with the model or the options: the message is one line that names
-    what is wrong (the file, node, operator, tensor or dimension) and how to fix it
-    where that is known. The command line prints it without a traceback."""
+    """A problem with the model, the options or the tools: one line, no
+    traceback needed to understand it."""
+
+
+class UnsupportedError(OnnxcError):
+    """The model uses something onnxc does not compile yet (an operator, an
+    attribute value, an element type); the message names the node."""
+
+
+class CEmitError(OnnxcError):
+    """The IR holds something the C printer cannot print; the message names
+    the operation and, when known, the ONNX node it comes from."""
+
+
+class BuildError(OnnxcError):
+    """A C compiler rejected generated code or could not be run; the message
+    holds its first error line."""
+
+
+class RunError(OnnxcError):
+    """A compiled model returned an error status, or its inputs do not fit it
+    (shape, element type, missing or unknown inputs)."""
+
+
+class InternalError(OnnxcError):
+    """A pass produced IR another pass cannot take: a defect in onnxc. The
+    message names the pass or stage."""

@@ -45,9 +45,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
+from onnxc import element_types
 from onnxc.dialects import onnx as onnx_dialect
 from onnxc.dialects.constants import constant_attr
-from onnxc.errors import OnnxcError
+from onnxc.errors import OnnxcError, UnsupportedError
+from onnxc.ir_names import INPUT_NAMES, ONNX_NODE_NAME, OUTPUT_NAMES
 
 ModelLike = str | os.PathLike[str] | onnx.ModelProto
 
@@ -324,8 +326,8 @@ class _GraphImporter:
         )
         input_names = [v.name for v in input_values]
         output_names = [v.name for v in graph.output]
-        main.attributes["onnxc.input_names"] = ArrayAttr([StringAttr(n) for n in input_names])
-        main.attributes["onnxc.output_names"] = ArrayAttr([StringAttr(n) for n in output_names])
+        main.attributes[INPUT_NAMES] = ArrayAttr([StringAttr(n) for n in input_names])
+        main.attributes[OUTPUT_NAMES] = ArrayAttr([StringAttr(n) for n in output_names])
         module = ModuleOp([main])
         return ImportedModel(
             module,
@@ -345,12 +347,7 @@ class _GraphImporter:
         if type_proto is None or not type_proto.HasField("tensor_type"):
             raise OnnxcError(f"{where}{what} '{name}' has no inferred tensor type") from None
         tensor_type = type_proto.tensor_type
-        element = onnx_dialect.element_type_for_dtype(tensor_type.elem_type)
-        if element is None:
-            type_name = onnx.TensorProto.DataType.Name(tensor_type.elem_type)
-            raise OnnxcError(
-                f"{where}{what} '{name}' has unsupported element type {type_name}"
-            ) from None
+        element = _element_type(tensor_type.elem_type, f"{where}{what} '{name}'")
         if not tensor_type.HasField("shape"):
             raise OnnxcError(
                 f"{where}{what} '{name}' has an unknown rank after shape inference"
@@ -368,17 +365,12 @@ class _GraphImporter:
 
     def _constant(self, tensor: onnx.TensorProto) -> SSAValue:
         array = numpy_helper.to_array(tensor)
-        element = onnx_dialect.element_type_for_dtype(tensor.data_type)
-        if element is None:
-            type_name = onnx.TensorProto.DataType.Name(tensor.data_type)
-            raise OnnxcError(
-                f"initializer '{tensor.name}' has unsupported element type {type_name}"
-            ) from None
+        element = _element_type(tensor.data_type, f"initializer '{tensor.name}'")
         tensor_type = TensorType(element, array.shape)
-        op = onnx_dialect.ConstantOp.create(  # type: ignore[attr-defined]
+        op = onnx_dialect.ConstantOp.create(
             result_types=[tensor_type],
             properties={"value": constant_attr(array, tensor_type, tensor.name)},
-            attributes={"onnx_node_name": StringAttr(tensor.name)},
+            attributes={ONNX_NODE_NAME: StringAttr(tensor.name)},
         )
         op.results[0].name_hint = _ssa_name(tensor.name)
         self.block.add_op(op)
@@ -434,7 +426,7 @@ class _GraphImporter:
             result_types=result_types,
             properties=properties,
             regions=regions,
-            attributes={"onnx_node_name": StringAttr(names)},
+            attributes={ONNX_NODE_NAME: StringAttr(names)},
         )
         self.block.add_op(op)
         for name, result in zip(node.output, op.results, strict=False):
@@ -460,11 +452,7 @@ class _GraphImporter:
         if attribute.type == kind.STRINGS:
             return ArrayAttr([StringAttr(v.decode()) for v in value])
         if attribute.type == kind.TENSOR:
-            element = onnx_dialect.element_type_for_dtype(value.data_type)
-            if element is None:
-                raise OnnxcError(
-                    f"{label}: attribute '{attribute.name}' has an unsupported element type"
-                ) from None
+            element = _element_type(value.data_type, f"{label}: attribute '{attribute.name}'")
             array = numpy_helper.to_array(value)
             hint = node.output[0] if node.output else attribute.name
             return constant_attr(array, TensorType(element, array.shape), hint)
@@ -472,6 +460,16 @@ class _GraphImporter:
             f"{label}: attribute '{attribute.name}' of type "
             f"{kind.AttributeType.Name(attribute.type)} is not supported"
         )
+
+
+def _element_type(code: int, what: str) -> Attribute:
+    """The IR element type of a TensorProto data type, or an error naming `what`."""
+    row = element_types.by_onnx_code(code)
+    if row is None:
+        raise UnsupportedError(
+            f"{what} has unsupported element type {element_types.onnx_type_name(code)}"
+        )
+    return row.ir_type
 
 
 def _ssa_name(name: str) -> str | None:

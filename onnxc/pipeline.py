@@ -1,12 +1,11 @@
-"""The pass pipeline: which passes run between each pair of IR levels.
-
-Stages, in order: `onnx` (as imported, then simplified at the onnx level),
-`linalg` (linalg on buffers), `loops` (scf loops over memrefs), `c` (C text).
-The IR is verified after every pass, so a broken pass is caught where it broke.
+"""Running the pipeline: the passes of each stage (`onnxc.lowering.STAGES`), in
+order, with the IR verified after every pass so that a broken pass is caught
+where it broke.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from xdsl.context import Context
@@ -19,30 +18,13 @@ from xdsl.dialects.math import Math
 from xdsl.dialects.memref import MemRef
 from xdsl.dialects.scf import Scf
 from xdsl.passes import ModulePass
-from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.utils.exceptions import VerifyException
 
 from onnxc.dialects.onnx import ONNX
-from onnxc.errors import OnnxcError
-from onnxc.lowering.fold_add_into_accumulator import FoldAddIntoAccumulatorPass
-from onnxc.lowering.linalg_to_loops import ConvertLinalgToCommentedLoopsPass
-from onnxc.lowering.onnx_fold_constants import OnnxFoldConstantsPass
-from onnxc.lowering.onnx_to_linalg import ConvertOnnxToLinalgPass
-from onnxc.lowering.plan_memory import PlanMemoryPass
+from onnxc.errors import InternalError, OnnxcError
+from onnxc.lowering import PASSES, STAGE_NAMES, STAGES
 
-STAGES = ("onnx", "linalg", "loops", "c")
-
-PASSES: dict[str, tuple[ModulePass, ...]] = {
-    "onnx": (OnnxFoldConstantsPass(),),
-    "linalg": (ConvertOnnxToLinalgPass(),),
-    "loops": (
-        FoldAddIntoAccumulatorPass(),
-        PlanMemoryPass(),
-        ConvertLinalgToCommentedLoopsPass(),
-        CanonicalizePass(),
-    ),
-}
-"""The passes that produce each stage from the one before."""
+__all__ = ["STAGE_NAMES", "lower", "make_context", "pass_class"]
 
 
 def make_context() -> Context:
@@ -51,6 +33,19 @@ def make_context() -> Context:
     for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, Linalg, Affine, ONNX):
         ctx.load_dialect(dialect)
     return ctx
+
+
+@functools.cache
+def pass_class(name: str) -> type[ModulePass]:
+    """The class of pass `name`: one of onnxc's, else one of xDSL's."""
+    if name in PASSES:
+        return PASSES[name]()
+    from xdsl.transforms import get_all_passes
+
+    upstream = get_all_passes()
+    if name not in upstream:
+        raise InternalError(f"internal error: the pipeline names an unknown pass '{name}'")
+    return upstream[name]()
 
 
 def lower(
@@ -64,19 +59,18 @@ def lower(
 
     `on_stage(stage, module)` is called after each stage's passes, so a caller
     can look at (not change) every level of one compilation."""
-    if until not in STAGES:
-        raise OnnxcError(f"unknown stage '{until}' (stages: {', '.join(STAGES)})")
+    if until not in STAGE_NAMES:
+        raise OnnxcError(f"unknown stage '{until}' (stages: {', '.join(STAGE_NAMES)})")
     ctx = ctx or make_context()
-    for stage in STAGES[: STAGES.index(until) + 1]:
-        for compiler_pass in PASSES.get(stage, ()):
-            compiler_pass.apply(ctx, module)
+    for stage in STAGES[: STAGE_NAMES.index(until) + 1]:
+        for name in stage.passes:
+            pass_class(name)().apply(ctx, module)
             try:
                 module.verify()
             except VerifyException as error:
-                raise OnnxcError(
-                    f"internal error: invalid IR after {compiler_pass.name}: "
-                    f"{str(error).splitlines()[0]}"
+                raise InternalError(
+                    f"internal error: invalid IR after {name}: {str(error).splitlines()[0]}"
                 ) from None
         if on_stage is not None:
-            on_stage(stage, module)
+            on_stage(stage.name, module)
     return module

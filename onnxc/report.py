@@ -39,13 +39,15 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from onnxc.api import GeneratedC, generate_c
+from onnxc import element_types
+from onnxc.api import GeneratedC, generate_with
 from onnxc.dialects.onnx import ConstantOp, OnnxOp, element_type_name
-from onnxc.emit.c_printer import element_size
-from onnxc.emit.targets import get_target
 from onnxc.errors import OnnxcError
 from onnxc.importer import ModelLike
-from onnxc.lowering.plan_memory import MEMORY_ATTR, greedy_by_size
+from onnxc.ir_names import MEMORY as MEMORY_ATTR
+from onnxc.lowering.plan_memory import greedy_by_size
+from onnxc.options import CompileOptions
+from onnxc.targets import get_target
 
 MAC_OPS = ("Conv", "ConvInteger", "ConvTranspose", "Gemm", "MatMul", "MatMulInteger")
 """Operators whose multiply-accumulates the table counts; every other row has 0."""
@@ -232,7 +234,9 @@ def flash_weight_bytes(loops_module: ModuleOp) -> int:
         if isinstance(op, memref.GlobalOp) and op.constant is not None:
             memref_type: Attribute = op.type
             assert isinstance(memref_type, MemRefType)
-            total += prod(memref_type.get_shape()) * element_size(memref_type.element_type)
+            total += (
+                prod(memref_type.get_shape()) * element_types.row_of(memref_type.element_type).size
+            )
     return total
 
 
@@ -359,7 +363,8 @@ def build_report(
     weights after the loops stage (one compilation, observed through
     `on_stage`); with `measure_code` the C is compiled with `target`'s compiler."""
     seen = StageFigures()
-    generated = generate_c(model, dims=dims, shapes=shapes, name=name, target=target, on_stage=seen)
+    options = CompileOptions.make(dims=dims, shapes=shapes, name=name, target=target)
+    generated = generate_with(model, options, on_stage=seen)
     return make_report(generated, seen, target, measure_code=measure_code)
 
 

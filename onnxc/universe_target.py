@@ -13,7 +13,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
-from onnxc.emit.c_printer import print_c
+from onnxc import __version__
+from onnxc.emit.c_interface import print_c
 
 HEADER_SEPARATOR = "/* ---- onnxc: header follows ---- */"
 
@@ -27,7 +28,7 @@ class CTarget(Target):
     model_name: str = "model"
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        c_source, header = print_c(module, self.model_name)
+        c_source, header = print_c(module, self.model_name, version=__version__)
         output.write(c_source)
         output.write(HEADER_SEPARATOR + "\n")
         output.write(header)

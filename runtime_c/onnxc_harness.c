@@ -11,13 +11,18 @@
  *
  * Protocol, in the current directory (qemu resolves semihosting paths against
  * its own working directory):
- *   inputK.bin   input K of NAME_inputs[], raw bytes in the target's byte order,
- *                row-major, exactly numel * element size bytes;
- *   outputK.bin  output K of NAME_outputs[], written the same way.
+ *   inputK.bin    input K of NAME_inputs[], raw bytes in the target's byte order,
+ *                 row-major, exactly numel * element size bytes;
+ *   inputK.shape  only for an input with sizes known at run time (-1 in the
+ *                 table): its rank sizes as int64 in the target's byte order;
+ *   outputK.bin   output K of NAME_outputs[], written the same way, and
+ *   outputK.shape its sizes, as int64. Outputs get the capacity of their
+ *                 max_shape, so every size must be bounded.
  * Exit status 0 on success; otherwise one line "onnxc_harness: ..." on stderr and
  *   2  an input file is missing, short or too long, or an output cannot be written;
  *   3  the model returned a negative status;
- *   4  no memory for a tensor, or an element type the harness does not know.
+ *   4  no memory for a tensor, or a rank, element type or unbounded output the
+ *      harness does not handle.
  *
  * Define ONNXC_HARNESS_TRAP_UNALIGNED when an Armv6-M (Cortex-M0) program runs
  * on an Armv7-M core: it sets CCR.UNALIGN_TRP so that an unaligned load or store
@@ -44,111 +49,92 @@ static unsigned char workspace[MODEL(_WORKSPACE_SIZE) > 0 ? MODEL(_WORKSPACE_SIZ
     ONNXC_HARNESS_ALIGNED;
 
 #define MAX_TENSORS 64
+#define MAX_RANK 16
 
-/* Bytes of one element of an onnxc_dtype, or 0 for a type the harness lacks. */
-static size_t element_size(int32_t dtype) {
-  switch (dtype) {
-  case ONNXC_DTYPE_UINT8:
-  case ONNXC_DTYPE_INT8:
-  case ONNXC_DTYPE_BOOL:
-    return 1;
-  case ONNXC_DTYPE_UINT16:
-  case ONNXC_DTYPE_INT16:
-  case ONNXC_DTYPE_FLOAT16:
-    return 2;
-  case ONNXC_DTYPE_FLOAT:
-  case ONNXC_DTYPE_INT32:
-  case ONNXC_DTYPE_UINT32:
-    return 4;
-  case ONNXC_DTYPE_INT64:
-  case ONNXC_DTYPE_DOUBLE:
-  case ONNXC_DTYPE_UINT64:
-    return 8;
-  default:
-    return 0;
-  }
-}
-
-/* Bytes of a whole tensor; 0 also for an unknown type (checked by the caller). */
-static size_t tensor_bytes(const onnxc_tensor_info *info) {
-  size_t bytes = element_size(info->dtype);
-  int32_t d;
-  for (d = 0; d < info->rank; ++d) {
-    bytes *= (size_t)info->shape[d];
-  }
-  return bytes;
-}
-
-/* malloc(0) may return NULL: every buffer gets at least one byte. */
-static void *allocate(const char *kind, int index, const onnxc_tensor_info *info,
-                      size_t bytes) {
-  void *buffer;
-  if (element_size(info->dtype) == 0) {
-    fprintf(stderr, "onnxc_harness: %s %d '%s' has element type %ld, which the harness "
-            "cannot size\n", kind, index, info->name, (long)info->dtype);
-    return NULL;
-  }
-  buffer = malloc(bytes > 0 ? bytes : 1);
-  if (buffer == NULL) {
-    fprintf(stderr, "onnxc_harness: no memory for %s %d '%s' (%lu bytes)\n", kind, index,
-            info->name, (unsigned long)bytes);
-  }
-  return buffer;
-}
-
-/* Opens "KINDK.bin" (KIND is input or output) into `path`; says why on failure. */
-static FILE *open_tensor(const char *kind, int index, const onnxc_tensor_info *info,
-                         const char *mode, char path[32]) {
+/* Reads exactly `bytes` bytes of "KINDK.EXT" (KIND input or output, EXT bin or
+   shape) into `buffer`: 0, or 2 after saying why. */
+static int read_file(const char *kind, int index, const char *ext, const char *tensor,
+                     void *buffer, size_t bytes) {
+  char path[40];
   FILE *file;
-  sprintf(path, "%s%d.bin", kind, index);
-  file = fopen(path, mode);
-  if (file == NULL) {
-    fprintf(stderr, "onnxc_harness: cannot open %s (%s %d '%s')\n", path, kind, index,
-            info->name);
-  }
-  return file;
-}
-
-static int read_input(int index, const onnxc_tensor_info *info, void *buffer, size_t bytes) {
-  char path[32];
-  FILE *file = open_tensor("input", index, info, "rb", path);
   size_t got;
   int extra;
+  sprintf(path, "%s%d.%s", kind, index, ext);
+  file = fopen(path, "rb");
   if (file == NULL) {
+    fprintf(stderr, "onnxc_harness: cannot open %s (%s %d '%s')\n", path, kind, index, tensor);
     return 2;
   }
   got = fread(buffer, 1, bytes, file);
   extra = fgetc(file);
   fclose(file);
   if (got != bytes || extra != EOF) {
-    fprintf(stderr, "onnxc_harness: %s (input %d '%s') must hold exactly %lu bytes, it is %s\n",
-            path, index, info->name, (unsigned long)bytes, got != bytes ? "shorter" : "longer");
+    fprintf(stderr, "onnxc_harness: %s (%s %d '%s') must hold exactly %lu bytes, it is %s\n",
+            path, kind, index, tensor, (unsigned long)bytes, got != bytes ? "shorter" : "longer");
     return 2;
   }
   return 0;
 }
 
-static int write_output(int index, const onnxc_tensor_info *info, const void *buffer,
-                        size_t bytes) {
-  char path[32];
-  FILE *file = open_tensor("output", index, info, "wb", path);
+static int write_file(const char *kind, int index, const char *ext, const char *tensor,
+                      const void *buffer, size_t bytes) {
+  char path[40];
+  FILE *file;
+  size_t put;
+  int closed;
+  sprintf(path, "%s%d.%s", kind, index, ext);
+  file = fopen(path, "wb");
   if (file == NULL) {
+    fprintf(stderr, "onnxc_harness: cannot open %s (%s %d '%s')\n", path, kind, index, tensor);
     return 2;
   }
-  size_t put = fwrite(buffer, 1, bytes, file);
-  int closed = fclose(file);
+  put = fwrite(buffer, 1, bytes, file);
+  closed = fclose(file);
   if (put != bytes || closed != 0) {
-    fprintf(stderr, "onnxc_harness: writing %s (output %d '%s') failed\n", path, index,
-            info->name);
+    fprintf(stderr, "onnxc_harness: writing %s (%s %d '%s') failed\n", path, kind, index,
+            tensor);
     return 2;
   }
   return 0;
 }
+
+/* Elements of a shape; 0 for a rank-0 (scalar) shape is wrong, so start at 1. */
+static size_t count(const int64_t *shape, int32_t rank) {
+  size_t n = 1;
+  int32_t d;
+  for (d = 0; d < rank; ++d) {
+    n *= (size_t)shape[d];
+  }
+  return n;
+}
+
+/* malloc(0) may return NULL: every buffer gets at least one byte. */
+static void *allocate(const char *kind, int index, const char *tensor, size_t bytes) {
+  void *buffer = malloc(bytes > 0 ? bytes : 1);
+  if (buffer == NULL) {
+    fprintf(stderr, "onnxc_harness: no memory for %s %d '%s' (%lu bytes)\n", kind, index,
+            tensor, (unsigned long)bytes);
+  }
+  return buffer;
+}
+
+/* Whether a table shape has a size known only at run time. */
+static int is_dynamic(const onnxc_tensor_info *info) {
+  int32_t d;
+  for (d = 0; d < info->rank; ++d) {
+    if (info->shape[d] < 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static onnxc_tensor inputs[MAX_TENSORS];
+static onnxc_tensor outputs[MAX_TENSORS];
+static int64_t shapes[2 * MAX_TENSORS][MAX_RANK];
 
 int main(void) {
-  const void *inputs[MAX_TENSORS];
-  void *outputs[MAX_TENSORS];
-  size_t output_bytes[MAX_TENSORS];
+  size_t workspace_size = sizeof workspace;
   int k;
   int status;
 
@@ -162,32 +148,73 @@ int main(void) {
   }
   for (k = 0; k < MODEL(_NUM_INPUTS); ++k) {
     const onnxc_tensor_info *info = &MODEL(_inputs)[k];
-    size_t bytes = tensor_bytes(info);
-    void *buffer = allocate("input", k, info, bytes);
-    if (buffer == NULL) {
+    size_t element = onnxc_dtype_size(info->dtype);
+    size_t bytes;
+    int32_t d;
+    if (info->rank > MAX_RANK || element == 0) {
+      fprintf(stderr, "onnxc_harness: input %d '%s' has a rank or element type the harness "
+              "does not handle\n", k, info->name);
       return 4;
     }
-    status = read_input(k, info, buffer, bytes);
+    inputs[k].shape = shapes[k];
+    if (is_dynamic(info)) {
+      status = read_file("input", k, "shape", info->name, shapes[k],
+                         (size_t)info->rank * sizeof(int64_t));
+      if (status != 0) {
+        return status;
+      }
+    } else {
+      for (d = 0; d < info->rank; ++d) {
+        shapes[k][d] = info->shape[d];
+      }
+    }
+    bytes = count(shapes[k], info->rank) * element;
+    inputs[k].data = allocate("input", k, info->name, bytes);
+    if (inputs[k].data == NULL) {
+      return 4;
+    }
+    status = read_file("input", k, "bin", info->name, inputs[k].data, bytes);
     if (status != 0) {
       return status;
     }
-    inputs[k] = buffer;
   }
   for (k = 0; k < MODEL(_NUM_OUTPUTS); ++k) {
     const onnxc_tensor_info *info = &MODEL(_outputs)[k];
-    output_bytes[k] = tensor_bytes(info);
-    outputs[k] = allocate("output", k, info, output_bytes[k]);
-    if (outputs[k] == NULL) {
+    size_t element = onnxc_dtype_size(info->dtype);
+    int32_t d;
+    if (info->rank > MAX_RANK || element == 0) {
+      fprintf(stderr, "onnxc_harness: output %d '%s' has a rank or element type the harness "
+              "does not handle\n", k, info->name);
+      return 4;
+    }
+    for (d = 0; d < info->rank; ++d) {
+      if (info->max_shape[d] < 0) {
+        fprintf(stderr, "onnxc_harness: output %d '%s' has no size bound (declare max_dims)\n",
+                k, info->name);
+        return 4;
+      }
+    }
+    outputs[k].shape = shapes[MAX_TENSORS + k];
+    outputs[k].capacity = count(info->max_shape, info->rank);
+    outputs[k].data = allocate("output", k, info->name, outputs[k].capacity * element);
+    if (outputs[k].data == NULL) {
       return 4;
     }
   }
-  status = MODEL(_invoke)(workspace, inputs, outputs);
+  status = MODEL(_invoke)(workspace, &workspace_size, inputs, outputs);
   if (status != ONNXC_OK) {
-    fprintf(stderr, "onnxc_harness: the model returned status %d\n", status);
+    fprintf(stderr, "onnxc_harness: the model returned status %d (workspace %lu bytes)\n",
+            status, (unsigned long)workspace_size);
     return 3;
   }
   for (k = 0; k < MODEL(_NUM_OUTPUTS); ++k) {
-    status = write_output(k, &MODEL(_outputs)[k], outputs[k], output_bytes[k]);
+    const onnxc_tensor_info *info = &MODEL(_outputs)[k];
+    size_t bytes = count(outputs[k].shape, info->rank) * onnxc_dtype_size(info->dtype);
+    status = write_file("output", k, "bin", info->name, outputs[k].data, bytes);
+    if (status == 0) {
+      status = write_file("output", k, "shape", info->name, outputs[k].shape,
+                          (size_t)info->rank * sizeof(int64_t));
+    }
     if (status != 0) {
       return status;
     }

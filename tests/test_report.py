@@ -254,7 +254,7 @@ def test_missing_cross_compiler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 @pytest.mark.parametrize("target", ["host", "cortex-m4"])
 def test_code_size(digits_report: Report, target: str) -> None:
     from onnxc.api import generate_c
-    from onnxc.emit.targets import get_target
+    from onnxc.targets import get_target
 
     spec = get_target(target)
     if shutil.which(spec.cc) is None or shutil.which(spec.size_tool or "size") is None:

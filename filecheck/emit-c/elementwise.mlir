@@ -1,6 +1,7 @@
 // RUN: xdsl-opt -t c %s | filecheck %s
 
-// An elementwise add through an arena buffer, with a weight and a reshape alias.
+// An elementwise add through a planned arena buffer (a memref.view of the
+// arena), with a weight and a reshape alias.
 
 "memref.global"() <{sym_name = "bias", sym_visibility = "private", type = memref<3xf32>, initial_value = dense<[0.5, -2.0, 1.0e-3]> : tensor<3xf32>, constant}> : () -> ()
 func.func @main(%x: memref<2x3xf32>, %z: memref<6xf32>) attributes {onnxc.input_names = ["input.1"], onnxc.output_names = ["out"]} {
@@ -9,7 +10,8 @@ func.func @main(%x: memref<2x3xf32>, %z: memref<6xf32>) attributes {onnxc.input_
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
   %b = memref.get_global @bias : memref<3xf32>
-  %t = memref.alloc() : memref<2x3xf32>
+  %arena = memref.alloc() {onnxc.arena} : memref<24xi8>
+  %t = memref.view %arena[%c0][] : memref<24xi8> to memref<2x3xf32>
   scf.for %i = %c0 to %c2 step %c1 {
     scf.for %j = %c0 to %c3 step %c1 {
       %a = memref.load %x[%i, %j] : memref<2x3xf32>
@@ -28,7 +30,7 @@ func.func @main(%x: memref<2x3xf32>, %z: memref<6xf32>) attributes {onnxc.input_
 // CHECK:      static const float bias[3] ONNXC_WEIGHT_ATTRIBUTES = {
 // CHECK-NEXT:   0.5f, (-2.0f), 0.00100000005f,
 // CHECK-NEXT: };
-// CHECK:      {"input.1", ONNXC_DTYPE_FLOAT, 2, model_inputs0_shape},
+// CHECK:      {"input.1", ONNXC_DTYPE_FLOAT, 2, model_inputs0_shape, model_inputs0_shape, model_inputs0_dim_names},
 // CHECK:      int model_run_with_workspace(
 // CHECK-NEXT:     void *workspace, const float *input_1, float *out) {
 // CHECK:        unsigned char *const arena = (unsigned char *)workspace;

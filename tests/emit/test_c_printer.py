@@ -14,7 +14,10 @@ from xdsl.dialects import affine, arith, builtin, func, math, memref, scf
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType, f64
 from xdsl.parser import Parser
 
-from onnxc.emit.c_printer import CEmitError, float_literal, print_c, sanitize
+from onnxc.emit.c_interface import print_c
+from onnxc.emit.c_names import sanitize
+from onnxc.emit.c_types import float_literal
+from onnxc.errors import CEmitError
 from onnxc.runtime_c import runtime_dir, runtime_files
 
 WARN = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"]
@@ -54,7 +57,8 @@ func.func @main(%x: memref<2x3xf32>, %y: memref<2x3xf32>, %z: memref<6xf32>)
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
   %b = memref.get_global @bias.0 : memref<3xf32>
-  %t = memref.alloc() : memref<2x3xf32>
+  %arena = memref.alloc() {onnxc.arena} : memref<24xi8>
+  %t = memref.view %arena[%c0][] : memref<24xi8> to memref<2x3xf32>
   scf.for %i = %c0 to %c2 step %c1 {
     scf.for %j = %c0 to %c3 step %c1 {
       %a = memref.load %x[%i, %j] : memref<2x3xf32>
@@ -62,7 +66,6 @@ func.func @main(%x: memref<2x3xf32>, %y: memref<2x3xf32>, %z: memref<6xf32>)
       %w = memref.load %b[%j] : memref<3xf32>
       %s = arith.addf %a, %bb {onnxc.comment = "Add: node */ add_1"} : f32
       %s2 = arith.addf %s, %w : f32
-      %dead = arith.mulf %s2, %s2 : f32
       %cst = arith.constant -1.5 : f32
       %s3 = arith.maximumf %s2, %cst : f32
       memref.store %s3, %t[%i, %j] : memref<2x3xf32>
@@ -70,7 +73,6 @@ func.func @main(%x: memref<2x3xf32>, %y: memref<2x3xf32>, %z: memref<6xf32>)
   }
   %flat = memref.collapse_shape %t [[0, 1]] : memref<2x3xf32> into memref<6xf32>
   "memref.copy"(%flat, %z) : (memref<6xf32>, memref<6xf32>) -> ()
-  memref.dealloc %t : memref<2x3xf32>
   func.return
 }
 """
@@ -303,8 +305,7 @@ def test_generated_c_shape() -> None:
     assert "input_1[i * 3 + j]" in c_source  # linearised row-major offset
     assert "static const float bias_0[3]" in c_source
     assert "0.100000001f, (-2.5f), 3.00000001e+38f," in c_source
-    assert '{"out/0", ONNXC_DTYPE_FLOAT, 1, net_outputs0_shape}' in c_source
-    assert "dead" not in c_source  # unused results are not printed
+    assert '{"out/0", ONNXC_DTYPE_FLOAT, 1, net_outputs0_shape' in c_source
     assert "O=2" in c_source and "onnxc" in c_source.splitlines()[0]
     includes = [ln for ln in c_source.splitlines() if ln.startswith("#include")]
     assert includes == [
@@ -335,7 +336,7 @@ def test_empty_arena_and_no_inputs() -> None:
     c_source, header = print_c(parse(F64_SCALAR), "m")
     assert "#define m_WORKSPACE_SIZE 0" in header
     assert "int m_run(double *y, double *s);" in header
-    assert "{NULL, ONNXC_DTYPE_UNDEFINED, 0, NULL}" in c_source  # no inputs
+    assert "{NULL, ONNXC_DTYPE_UNDEFINED, 0, NULL, NULL, NULL}" in c_source  # no inputs
     assert "1.5, (-2.0), 0.10000000000000001, 1.0000000000000001e+300," in c_source
     assert "arena +" not in c_source
 
@@ -373,7 +374,7 @@ def test_sanitize() -> None:
 
 
 def test_bad_name_and_unsupported_op() -> None:
-    with pytest.raises(ValueError, match="C identifier"):
+    with pytest.raises(CEmitError, match="C identifier"):
         print_c(parse(CONV), "my-model")
     bad = """
 func.func @main(%x: memref<2xi32>, %y: memref<2xi32>) {
@@ -386,6 +387,18 @@ func.func @main(%x: memref<2xi32>, %y: memref<2xi32>) {
 """
     with pytest.raises(CEmitError, match="math.ctlz.*Weird_0"):
         print_c(parse(bad), "m")
+
+
+def test_unplanned_alloc_is_rejected() -> None:
+    unplanned = """
+func.func @main(%x: memref<2xf32>) {
+  %t = memref.alloc() : memref<2xf32>
+  "memref.copy"(%x, %t) : (memref<2xf32>, memref<2xf32>) -> ()
+  func.return
+}
+"""
+    with pytest.raises(CEmitError, match="run plan-memory"):
+        print_c(parse(unplanned), "m")
 
 
 def test_runtime_files() -> None:

@@ -217,12 +217,8 @@ def test_tensor_op(name: str) -> None:
     compare(CASES[name])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KeyError,
-    reason="the C printer has no format for an int->int arith.bitcast (i8 <-> ui8)",
-)
 def test_cast_int8_to_uint8() -> None:
+    """Same-width integer casts reinterpret the bits (two's complement)."""
     compare(
         Case(
             "Cast",

@@ -18,7 +18,8 @@ import pytest
 pytest.importorskip("torch")
 
 import onnxc  # noqa: E402
-from onnxc.emit.targets import get_target  # noqa: E402
+from onnxc.emit.cross import EmulatedC  # noqa: E402
+from onnxc.targets import get_target  # noqa: E402
 from tests.mcu.tools import needs_arm  # noqa: E402
 from tests.models import MODEL_CLASSES, build, export  # noqa: E402
 
@@ -39,7 +40,8 @@ def test_cortex_m4_matches_host(tmp_path: Path, name: str) -> None:
     # The argmax (what a classifier reports) is the same, too.
     assert int(np.argmax(got)) == int(np.argmax(expected))
 
-    sizes = on_mcu._compiled.size()  # pyright: ignore[reportAttributeAccessIssue]
+    assert isinstance(on_mcu.runner, EmulatedC)
+    sizes = on_mcu.runner.size()
     memory = get_target("cortex-m4").memory
     assert memory is not None
     (_, flash_size), (_, ram_size) = memory

@@ -21,10 +21,11 @@ from onnx import TensorProto as T
 from onnx import helper as h
 
 import onnxc
+from onnxc import element_types
 from onnxc.emit.cross import EmulatedC, build_elf
-from onnxc.emit.header import CParam
-from onnxc.emit.targets import get_target
+from onnxc.emit.runner import TensorSpec
 from onnxc.errors import OnnxcError
+from onnxc.targets import get_target
 from tests.mcu.tools import needs_arm
 
 PROBE_H = """\
@@ -37,20 +38,21 @@ PROBE_H = """\
 extern const onnxc_tensor_info probe_inputs[];
 extern const onnxc_tensor_info probe_outputs[];
 int probe_run_with_workspace(void *workspace, const int32_t *x, int32_t *y);
-int probe_invoke(void *workspace, const void *const *inputs, void *const *outputs);
+int probe_invoke(void *workspace, size_t *workspace_size,
+    const onnxc_tensor *inputs, onnxc_tensor *outputs);
 #endif
 """
 
 PROBE_C = """\
 #include "probe.h"
 
-static const int32_t probe_inputs0_shape[1] = {2};
+static const int64_t probe_inputs0_shape[1] = {2};
 const onnxc_tensor_info probe_inputs[] = {
-  {"x", ONNXC_DTYPE_INT32, 1, probe_inputs0_shape},
+  {"x", ONNXC_DTYPE_INT32, 1, probe_inputs0_shape, probe_inputs0_shape, NULL},
 };
-static const int32_t probe_outputs0_shape[1] = {1};
+static const int64_t probe_outputs0_shape[1] = {1};
 const onnxc_tensor_info probe_outputs[] = {
-  {"y", ONNXC_DTYPE_INT32, 1, probe_outputs0_shape},
+  {"y", ONNXC_DTYPE_INT32, 1, probe_outputs0_shape, probe_outputs0_shape, NULL},
 };
 
 int probe_run_with_workspace(void *workspace, const int32_t *x, int32_t *y) {
@@ -62,8 +64,12 @@ int probe_run_with_workspace(void *workspace, const int32_t *x, int32_t *y) {
   return ONNXC_OK;
 }
 
-int probe_invoke(void *workspace, const void *const *inputs, void *const *outputs) {
-  return probe_run_with_workspace(workspace, (const int32_t *)inputs[0], (int32_t *)outputs[0]);
+int probe_invoke(void *workspace, size_t *workspace_size,
+    const onnxc_tensor *inputs, onnxc_tensor *outputs) {
+  (void)workspace_size;
+  outputs[0].shape[0] = 1;
+  return probe_run_with_workspace(workspace, (const int32_t *)inputs[0].data,
+                                  (int32_t *)outputs[0].data);
 }
 """
 
@@ -71,12 +77,11 @@ int probe_invoke(void *workspace, const void *const *inputs, void *const *output
 def _probe(target: str, *, timeout: float = 30.0) -> EmulatedC:
     files = {"probe.h": PROBE_H, "probe.c": PROBE_C}
     spec = get_target(target)
-    params = [
-        CParam("x", "x", "int32_t", "ONNXC_DTYPE_INT32", (2,), True),
-        CParam("y", "y", "int32_t", "ONNXC_DTYPE_INT32", (1,), False),
-    ]
+    int32 = element_types.by_name("int32")
+    assert int32 is not None
     elf = build_elf("probe", files, spec)
-    return EmulatedC(elf, "probe", params, 16, spec, timeout=timeout)
+    inputs, outputs = [TensorSpec("x", int32, (2,))], [TensorSpec("y", int32, (1,))]
+    return EmulatedC(elf, "probe", inputs, outputs, 16, spec, timeout=timeout)
 
 
 def _tiny_model() -> onnx.ModelProto:
@@ -164,7 +169,7 @@ def test_model_status_reaches_the_error(fresh_cache: Path) -> None:
         probe.call([np.array([-7, 0], np.int32)])
     assert str(error.value) == (
         "probe on cortex-m4: the emulator exited with status 3: "
-        "onnxc_harness: the model returned status -7"
+        "onnxc_harness: the model returned status -7 (workspace 16 bytes)"
     )
 
 

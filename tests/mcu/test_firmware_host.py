@@ -4,7 +4,8 @@ NAME.c and NAME_weights.c (from `generate_c(..., separate_weights=True)`) are
 compiled with a small C main, strict C99 and ONNXC_NO_DEFAULT_ARENA, as a
 firmware project would. The main runs two instances of the model with separate
 workspaces, one through NAME_run_with_workspace and one through NAME_invoke,
-interleaved, checks the status codes for a NULL and a misaligned workspace, and
+interleaved, checks the status codes for a NULL and a misaligned workspace, a too
+small workspace, a wrong input shape and a too small output capacity, and
 writes the outputs; they must equal the cffi build's exactly (same C, same
 compiler, -O2 -ffp-contract=off on both sides).
 """
@@ -55,21 +56,34 @@ static int save(const char *path, const float *y) {
 
 int main(void) {
   float x0[IN_SIZE], x1[IN_SIZE], y0[OUT_SIZE], y1[OUT_SIZE], again[OUT_SIZE];
-  const void *inputs[1];
-  void *outputs[1];
+  int64_t in_shape[4] = {1, 1, 8, 8}, out_shape[2] = {0, 0};
+  onnxc_tensor inputs[1], outputs[1];
+  size_t size = sizeof workspace_b;
   if (load("in0.bin", x0) || load("in1.bin", x1)) return 10;
 
   if (digits_cnn_run_with_workspace(workspace_a, x0, y0) != ONNXC_OK) return 11;
-  inputs[0] = x1;
-  outputs[0] = y1;
-  if (digits_cnn_invoke(workspace_b, inputs, outputs) != ONNXC_OK) return 12;
+  inputs[0].data = x1;
+  inputs[0].shape = in_shape;
+  outputs[0].data = y1;
+  outputs[0].capacity = OUT_SIZE;
+  outputs[0].shape = out_shape;
+  if (digits_cnn_invoke(workspace_b, &size, inputs, outputs) != ONNXC_OK) return 12;
+  if (out_shape[0] != 1 || out_shape[1] != OUT_SIZE) return 19;
   /* Instance A again, after B ran: its result depends on nothing B did. */
   if (digits_cnn_run_with_workspace(workspace_a, x0, again) != ONNXC_OK) return 13;
   if (memcmp(y0, again, sizeof y0) != 0) return 14;
 
   if (digits_cnn_run_with_workspace(NULL, x0, y0) != ONNXC_ERR_NULL_ARG) return 15;
   if (digits_cnn_run_with_workspace(workspace_a + 1, x0, y0) != ONNXC_ERR_MISALIGNED) return 16;
-  if (digits_cnn_invoke(workspace_b, NULL, outputs) != ONNXC_ERR_NULL_ARG) return 17;
+  if (digits_cnn_invoke(workspace_b, &size, NULL, outputs) != ONNXC_ERR_NULL_ARG) return 17;
+  size = 16;
+  if (digits_cnn_invoke(workspace_b, &size, inputs, outputs) != ONNXC_ERR_WORKSPACE) return 20;
+  if (size != digits_cnn_WORKSPACE_SIZE) return 21;
+  in_shape[2] = 9;
+  if (digits_cnn_invoke(workspace_b, &size, inputs, outputs) != ONNXC_ERR_SHAPE) return 22;
+  in_shape[2] = 8;
+  outputs[0].capacity = OUT_SIZE - 1;
+  if (digits_cnn_invoke(workspace_b, &size, inputs, outputs) != ONNXC_ERR_CAPACITY) return 23;
 
   return save("out0.bin", again) || save("out1.bin", y1) ? 18 : 0;
 }

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import onnxc
-from onnxc.emit.targets import get_target
+from onnxc.targets import get_target
 from tests.mcu.tools import needs_arm
 
 ROOT = Path(__file__).resolve().parents[2]

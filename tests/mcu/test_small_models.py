@@ -21,7 +21,7 @@ from onnx import TensorProto as T
 from onnx import helper as h
 
 import onnxc
-from onnxc.emit.targets import get_target
+from onnxc.targets import get_target
 from tests.mcu.tools import MCU_TARGETS, needs_arm
 
 value = h.make_tensor_value_info

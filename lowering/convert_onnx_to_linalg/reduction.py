@@ -24,7 +24,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from onnxc.dialects import onnx
-from onnxc.lowering.onnx_to_linalg.common import (
+from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     REDUCTION,
     BodyBuilder,
@@ -78,7 +78,7 @@ class ReduceMeanOpLowering(RewritePattern):
     a copy. Axes given at run time are rejected."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: onnx.ReduceMeanOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
+    def match_and_rewrite(self, op: onnx.ReduceMeanOp, rewriter: PatternRewriter) -> None:
         float_element(op)
         data, axes_input = op.operands
         shape = shape_of(data)
@@ -133,7 +133,7 @@ class SoftmaxOpLowering(RewritePattern):
     in-place division of the output by the sum. Scalar inputs are rejected."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: onnx.SoftmaxOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
+    def match_and_rewrite(self, op: onnx.SoftmaxOp, rewriter: PatternRewriter) -> None:
         element = float_element(op)
         data = op.operands[0]
         shape = shape_of(data)

@@ -19,7 +19,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from onnxc.dialects import onnx
-from onnxc.lowering.onnx_to_linalg.common import (
+from onnxc.lowering.convert_onnx_to_linalg.common import (
     elementwise,
     float_constant,
     is_none,
@@ -92,28 +92,28 @@ def _hard_sigmoid(b: Builder, x: SSAValue, alpha: float, beta: float) -> SSAValu
 class AddOpLowering(ElementwisePattern):
     """`onnx.Add` -> `arith.addf` of the broadcast inputs."""
 
-    source = onnx.AddOp  # type: ignore[attr-defined]
+    source = onnx.AddOp
     scalar = _fold(arith.AddfOp)
 
 
 class SubOpLowering(ElementwisePattern):
     """`onnx.Sub` -> `arith.subf` of the broadcast inputs."""
 
-    source = onnx.SubOp  # type: ignore[attr-defined]
+    source = onnx.SubOp
     scalar = _fold(arith.SubfOp)
 
 
 class MulOpLowering(ElementwisePattern):
     """`onnx.Mul` -> `arith.mulf` of the broadcast inputs."""
 
-    source = onnx.MulOp  # type: ignore[attr-defined]
+    source = onnx.MulOp
     scalar = _fold(arith.MulfOp)
 
 
 class DivOpLowering(ElementwisePattern):
     """`onnx.Div` -> `arith.divf` of the broadcast inputs (float only)."""
 
-    source = onnx.DivOp  # type: ignore[attr-defined]
+    source = onnx.DivOp
     scalar = _fold(arith.DivfOp)
 
 
@@ -121,7 +121,7 @@ class PowOpLowering(ElementwisePattern):
     """`onnx.Pow` -> `math.powf` of the broadcast inputs; an integer exponent
     tensor is converted to the base's float type first (`arith.sitofp`)."""
 
-    source = onnx.PowOp  # type: ignore[attr-defined]
+    source = onnx.PowOp
 
     def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         base, exponent = args
@@ -140,70 +140,70 @@ class MaxOpLowering(ElementwisePattern):
     """`onnx.Max` (1..N inputs, broadcast) -> a chain of `arith.maximumf`
     (NaN-propagating, like numpy)."""
 
-    source = onnx.MaxOp  # type: ignore[attr-defined]
+    source = onnx.MaxOp
     scalar = _fold(arith.MaximumfOp)
 
 
 class MinOpLowering(ElementwisePattern):
     """`onnx.Min` (1..N inputs, broadcast) -> a chain of `arith.minimumf`."""
 
-    source = onnx.MinOp  # type: ignore[attr-defined]
+    source = onnx.MinOp
     scalar = _fold(arith.MinimumfOp)
 
 
 class AbsOpLowering(ElementwisePattern):
     """`onnx.Abs` -> `math.absf`."""
 
-    source = onnx.AbsOp  # type: ignore[attr-defined]
+    source = onnx.AbsOp
     scalar = _unary(math.AbsFOp)
 
 
 class NegOpLowering(ElementwisePattern):
     """`onnx.Neg` -> `arith.negf`."""
 
-    source = onnx.NegOp  # type: ignore[attr-defined]
+    source = onnx.NegOp
     scalar = _unary(arith.NegfOp)
 
 
 class ExpOpLowering(ElementwisePattern):
     """`onnx.Exp` -> `math.exp`."""
 
-    source = onnx.ExpOp  # type: ignore[attr-defined]
+    source = onnx.ExpOp
     scalar = _unary(math.ExpOp)
 
 
 class LogOpLowering(ElementwisePattern):
     """`onnx.Log` -> `math.log`."""
 
-    source = onnx.LogOp  # type: ignore[attr-defined]
+    source = onnx.LogOp
     scalar = _unary(math.LogOp)
 
 
 class SqrtOpLowering(ElementwisePattern):
     """`onnx.Sqrt` -> `math.sqrt`."""
 
-    source = onnx.SqrtOp  # type: ignore[attr-defined]
+    source = onnx.SqrtOp
     scalar = _unary(math.SqrtOp)
 
 
 class TanhOpLowering(ElementwisePattern):
     """`onnx.Tanh` -> `math.tanh`."""
 
-    source = onnx.TanhOp  # type: ignore[attr-defined]
+    source = onnx.TanhOp
     scalar = _unary(math.TanhOp)
 
 
 class ErfOpLowering(ElementwisePattern):
     """`onnx.Erf` -> `math.erf`."""
 
-    source = onnx.ErfOp  # type: ignore[attr-defined]
+    source = onnx.ErfOp
     scalar = _unary(math.ErfOp)
 
 
 class ReciprocalOpLowering(ElementwisePattern):
     """`onnx.Reciprocal` -> 1 / x."""
 
-    source = onnx.ReciprocalOp  # type: ignore[attr-defined]
+    source = onnx.ReciprocalOp
 
     def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         return b.insert(arith.DivfOp(_constant(b, 1.0, args[0]), args[0])).result
@@ -212,7 +212,7 @@ class ReciprocalOpLowering(ElementwisePattern):
 class ReluOpLowering(ElementwisePattern):
     """`onnx.Relu` -> max(x, 0)."""
 
-    source = onnx.ReluOp  # type: ignore[attr-defined]
+    source = onnx.ReluOp
 
     def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         return b.insert(arith.MaximumfOp(args[0], _constant(b, 0.0, args[0]))).result
@@ -221,7 +221,7 @@ class ReluOpLowering(ElementwisePattern):
 class LeakyReluOpLowering(ElementwisePattern):
     """`onnx.LeakyRelu` (attribute `alpha`, default 0.01) -> x < 0 ? alpha * x : x."""
 
-    source = onnx.LeakyReluOp  # type: ignore[attr-defined]
+    source = onnx.LeakyReluOp
 
     def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         x = args[0]
@@ -234,7 +234,7 @@ class LeakyReluOpLowering(ElementwisePattern):
 class SigmoidOpLowering(ElementwisePattern):
     """`onnx.Sigmoid` -> 1 / (1 + exp(-x)) (saturates to 0 and 1 without NaN)."""
 
-    source = onnx.SigmoidOp  # type: ignore[attr-defined]
+    source = onnx.SigmoidOp
 
     def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         one = _constant(b, 1.0, args[0])
@@ -248,7 +248,7 @@ class HardSigmoidOpLowering(ElementwisePattern):
     """`onnx.HardSigmoid` (attributes `alpha` 0.2, `beta` 0.5) ->
     max(0, min(1, alpha * x + beta))."""
 
-    source = onnx.HardSigmoidOp  # type: ignore[attr-defined]
+    source = onnx.HardSigmoidOp
 
     def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         return _hard_sigmoid(b, args[0], op.attr("alpha"), op.attr("beta"))
@@ -257,7 +257,7 @@ class HardSigmoidOpLowering(ElementwisePattern):
 class HardSwishOpLowering(ElementwisePattern):
     """`onnx.HardSwish` -> x * max(0, min(1, x / 6 + 0.5))."""
 
-    source = onnx.HardSwishOp  # type: ignore[attr-defined]
+    source = onnx.HardSwishOp
 
     def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         gate = _hard_sigmoid(b, args[0], 1.0 / 6.0, 0.5)
@@ -270,7 +270,7 @@ class ClipOpLowering(ElementwisePattern):
     compile-time constants; an absent bound is not applied. Bounds computed at
     run time are rejected."""
 
-    source = onnx.ClipOp  # type: ignore[attr-defined]
+    source = onnx.ClipOp
 
     def inputs(self, op: onnx.OnnxOp) -> Sequence[SSAValue]:
         return op.operands[:1]

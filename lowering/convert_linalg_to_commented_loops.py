@@ -1,10 +1,12 @@
 """`convert-linalg-to-commented-loops`: xDSL's `convert-linalg-to-loops`, keeping
-each structured operation's `onnxc.comment` on the loop nest it becomes.
+each structured operation's `onnxc.comment` on the code it becomes.
 
-Preconditions: linalg structured operations on statically shaped buffers.
-Postconditions: no linalg operation is left; each loop nest (or the first
-operation a structured op turned into) carries the op's comment, so the C printer
-can name the ONNX node above its loops.
+Preconditions: linalg structured operations on buffers.
+Postconditions: no linalg operation is left; every operation a structured op
+turned into (the loops, and everything inside them) carries the op's comment.
+Tagging the whole nest, not just its outermost loop, keeps the comment when a
+later canonicalization folds a one-trip loop away; the C printer writes a
+comment once above each run of code with the same comment.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -24,12 +26,19 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.transforms.convert_linalg_to_loops import LowerLinalgStructuredOpPattern
 
-from onnxc.lowering.onnx_to_linalg.common import COMMENT
+from onnxc.ir_names import COMMENT
+
+
+def _tag(op: Operation, comment: StringAttr) -> None:
+    """Put `comment` on `op` and every op nested in it that has none."""
+    for inner in op.walk():
+        if COMMENT not in inner.attributes:
+            inner.attributes[COMMENT] = comment
 
 
 class CommentedStructuredOpLowering(RewritePattern):
-    """A linalg structured op -> its loop nest, moving the op's comment onto the
-    first operation of the nest."""
+    """A linalg structured op -> its loop nest, every op of which carries the
+    structured op's comment."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: LinalgStructuredOperation, rewriter: PatternRewriter) -> None:
@@ -37,17 +46,12 @@ class CommentedStructuredOpLowering(RewritePattern):
         before, after = op.prev_op, op.next_op
         block = op.parent_block()
         LowerLinalgStructuredOpPattern().match_and_rewrite(op, rewriter)
-        if comment is None or block is None:
+        if not isinstance(comment, StringAttr) or block is None:
             return
-        new_ops: list[Operation] = []
         current = before.next_op if before is not None else block.first_op
         while current is not None and current is not after:
-            new_ops.append(current)
+            _tag(current, comment)
             current = current.next_op
-        # The loop nest itself, not the index constants before it, gets the comment.
-        target = next((o for o in new_ops if o.regions), new_ops[0] if new_ops else None)
-        if target is not None and COMMENT not in target.attributes:
-            target.attributes[COMMENT] = comment
 
 
 @dataclass(frozen=True)

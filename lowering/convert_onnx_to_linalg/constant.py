@@ -11,7 +11,7 @@ from xdsl.pattern_rewriter import (
 
 from onnxc.dialects import onnx
 from onnxc.dialects.constants import elements_to_numpy
-from onnxc.lowering.onnx_to_linalg.common import (
+from onnxc.lowering.convert_onnx_to_linalg.common import (
     buffer_of,
     replace_with_buffers,
     unsupported,
@@ -27,7 +27,7 @@ class ConstantOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.ConstantOp,  # type: ignore[name-defined]
+        op: onnx.ConstantOp,
         rewriter: PatternRewriter,
     ) -> None:
         value = op.properties.get("value")
@@ -46,7 +46,7 @@ class IdentityOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.IdentityOp,  # type: ignore[name-defined]
+        op: onnx.IdentityOp,
         rewriter: PatternRewriter,
     ) -> None:
         replace_with_buffers(rewriter, op, [buffer_of(rewriter, op.operands[0])])

@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StringAttr,
-    SymbolTable,
     TensorType,
     UnitAttr,
     UnrealizedConversionCastOp,
@@ -39,14 +38,12 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import SymbolTable
 
 from onnxc.dialects import onnx
 from onnxc.dialects.constants import dense_attr, elements_to_numpy, numpy_dtype
-from onnxc.errors import OnnxcError
-
-COMMENT = "onnxc.comment"
-"""Discardable attribute naming the ONNX node an operation comes from; the C
-printer turns it into a comment."""
+from onnxc.errors import UnsupportedError
+from onnxc.ir_names import COMMENT
 
 PARALLEL = IteratorTypeAttr.parallel()
 REDUCTION = IteratorTypeAttr.reduction()
@@ -57,17 +54,14 @@ then one per output, the outputs holding the current accumulator), returns the
 value(s) to yield."""
 
 
-class UnsupportedError(OnnxcError):
-    """A pattern met a case it does not lower; the message names the node."""
-
-
 def unsupported(op: onnx.OnnxOp, what: str) -> UnsupportedError:
+    """The error for a case `op`'s pattern does not lower, naming the node."""
     return UnsupportedError(f"{op.node_label()}: {what}")
 
 
 def comment_for(op: Operation) -> StringAttr:
-    name = op.attributes.get("onnx_node_name")
-    label = name.data if isinstance(name, StringAttr) else ""
+    """The `onnxc.comment` of what `op` lowers to: 'OpType node_name'."""
+    label = onnx.node_name(op) if isinstance(op, onnx.OnnxOp) else ""
     return StringAttr(f"{op.name.removeprefix('onnx.')} {label}".strip())
 
 
@@ -125,7 +119,8 @@ def replace_with_buffers(
             result.replace_all_uses_with(new)
     for result in op.results:
         if result.uses:
-            raise unsupported(op, "an optional output that is not supported is used")  # type: ignore[arg-type]
+            label = op.node_label() if isinstance(op, onnx.OnnxOp) else op.name
+            raise UnsupportedError(f"{label}: an optional output that is not supported is used")
     rewriter.erase(op)
 
 
@@ -267,7 +262,7 @@ def constant_value(value: SSAValue) -> np.ndarray | None:
     """The compile-time value of a tensor, if it is a constant (an `onnx.Constant`
     with a `value`, or an already lowered weight), else None."""
     owner = value.owner
-    if isinstance(owner, onnx.ConstantOp):  # type: ignore[attr-defined]
+    if isinstance(owner, onnx.ConstantOp):
         tensor = owner.properties.get("value")
         return None if tensor is None else elements_to_numpy(tensor)
     if isinstance(owner, UnrealizedConversionCastOp):
@@ -315,8 +310,7 @@ def weight(
     `memref.get_global`."""
     module = source.get_toplevel_object()
     assert isinstance(module, ModuleOp)
-    node = source.attributes.get("onnx_node_name")
-    hint = node.data if isinstance(node, StringAttr) else source.SCHEMA.name
+    hint = onnx.node_name(source) or source.SCHEMA.name
     label = f"{hint}_{suffix}" if suffix else hint
     base = re.sub(r"[^A-Za-z0-9_]", "_", label).strip("_")
     if not base or base[0].isdigit():

@@ -54,7 +54,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from onnxc.dialects import onnx
-from onnxc.lowering.onnx_to_linalg.common import (
+from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     REDUCTION,
     alloc,
@@ -407,7 +407,7 @@ def expand(
 
 
 def _check_float(op: onnx.OnnxOp, value: SSAValue) -> None:
-    element_type = value.type.get_element_type()  # type: ignore[attr-defined]
+    element_type = value.type.get_element_type()
     if not isinstance(element_type, AnyFloat):
         raise unsupported(op, f"element type {element_type} is not a float type")
 
@@ -434,7 +434,7 @@ class ConvOpLowering(RewritePattern):
     non-float types and a kernel_shape that contradicts W."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: onnx.ConvOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
+    def match_and_rewrite(self, op: onnx.ConvOp, rewriter: PatternRewriter) -> None:
         x_value, w_value, b_value = op.operands
         _check_float(op, x_value)
         x_shape, w_shape = shape_of(x_value), shape_of(w_value)
@@ -633,7 +633,7 @@ class MaxPoolOpLowering(RewritePattern):
     non-float types."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: onnx.MaxPoolOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
+    def match_and_rewrite(self, op: onnx.MaxPoolOp, rewriter: PatternRewriter) -> None:
         if op.results[1].uses:
             raise unsupported(op, "the Indices output of MaxPool is not supported")
         _check_float(op, op.operands[0])
@@ -716,7 +716,7 @@ class AveragePoolOpLowering(RewritePattern):
     auto_pad, ceil_mode and count_include_pad. Rejects non-float types."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: onnx.AveragePoolOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
+    def match_and_rewrite(self, op: onnx.AveragePoolOp, rewriter: PatternRewriter) -> None:
         _check_float(op, op.operands[0])
         window = _pool_window(op)
         divisors = average_divisors(window, bool(op.attr("count_include_pad")))
@@ -735,7 +735,7 @@ class GlobalAveragePoolOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.GlobalAveragePoolOp,  # type: ignore[name-defined]
+        op: onnx.GlobalAveragePoolOp,
         rewriter: PatternRewriter,
     ) -> None:
         _check_float(op, op.operands[0])
@@ -783,7 +783,7 @@ class BatchNormalizationOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.BatchNormalizationOp,  # type: ignore[name-defined]
+        op: onnx.BatchNormalizationOp,
         rewriter: PatternRewriter,
     ) -> None:
         if op.attr("training_mode"):

@@ -26,6 +26,7 @@ from xdsl.context import Context
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    FunctionType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -43,8 +44,9 @@ from xdsl.pattern_rewriter import (
 )
 
 from onnxc.dialects import onnx
-from onnxc.errors import OnnxcError
-from onnxc.lowering.onnx_to_linalg.common import COMMENT, PARALLEL, memref_type
+from onnxc.errors import InternalError, UnsupportedError
+from onnxc.ir_names import COMMENT
+from onnxc.lowering.convert_onnx_to_linalg.common import PARALLEL, memref_type
 
 
 def collect_patterns() -> list[RewritePattern]:
@@ -83,7 +85,7 @@ def _convert_signature(function: func.FuncOp) -> list[SSAValue]:
         out = block.insert_arg(memref_type(result_type), len(block.args))
         out.name_hint = f"out{index}"
         outputs.append(out)
-    function.function_type = func.FunctionType.from_lists([a.type for a in block.args], [])
+    function.function_type = FunctionType.from_lists([a.type for a in block.args], [])
     return outputs
 
 
@@ -128,13 +130,13 @@ def _buffer_behind(value: SSAValue) -> SSAValue:
         owner.inputs[0].type, MemRefType
     ):
         return owner.inputs[0]
-    raise OnnxcError(f"graph output computed by unconverted operation {owner}")
+    raise InternalError(f"internal error: graph output computed by unconverted operation {owner}")
 
 
 def _check_converted(module: ModuleOp) -> None:
     for op in module.walk():
         if isinstance(op, onnx.OnnxOp):
-            raise OnnxcError(
+            raise UnsupportedError(
                 f"{op.node_label()}: operator {op.SCHEMA.name} is not supported yet "
                 "(no lowering to linalg)"
             )
@@ -170,7 +172,7 @@ def _remove_casts(module: ModuleOp) -> None:
                 changed = True
     for op in module.walk():
         if isinstance(op, UnrealizedConversionCastOp):
-            raise OnnxcError(f"internal error: a tensor is left after lowering: {op}")
+            raise InternalError(f"internal error: a tensor is left after lowering: {op}")
     # Constants consumed at compile time (shapes, axes, bounds) leave unread weights.
     read = {o.name_.root_reference.data for o in module.walk() if isinstance(o, memref.GetGlobalOp)}
     for op in list(module.body.block.ops):

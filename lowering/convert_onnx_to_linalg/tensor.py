@@ -43,7 +43,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from onnxc.dialects import onnx
-from onnxc.lowering.onnx_to_linalg.common import (
+from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     alloc,
     buffer_of,
@@ -194,7 +194,7 @@ class FlattenOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.FlattenOp,  # type: ignore[name-defined]
+        op: onnx.FlattenOp,
         rewriter: PatternRewriter,
     ) -> None:
         shape = shape_of(op.operands[0])
@@ -250,7 +250,7 @@ class ReshapeOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.ReshapeOp,  # type: ignore[name-defined]
+        op: onnx.ReshapeOp,
         rewriter: PatternRewriter,
     ) -> None:
         shape = constant_value(op.operands[1])
@@ -277,7 +277,7 @@ class SqueezeOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.SqueezeOp,  # type: ignore[name-defined]
+        op: onnx.SqueezeOp,
         rewriter: PatternRewriter,
     ) -> None:
         in_shape = shape_of(op.operands[0])
@@ -302,7 +302,7 @@ class UnsqueezeOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.UnsqueezeOp,  # type: ignore[name-defined]
+        op: onnx.UnsqueezeOp,
         rewriter: PatternRewriter,
     ) -> None:
         in_shape = list(shape_of(op.operands[0]))
@@ -337,7 +337,7 @@ class TransposeOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.TransposeOp,  # type: ignore[name-defined]
+        op: onnx.TransposeOp,
         rewriter: PatternRewriter,
     ) -> None:
         in_shape = shape_of(op.operands[0])
@@ -367,7 +367,7 @@ class ConcatOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.ConcatOp,  # type: ignore[name-defined]
+        op: onnx.ConcatOp,
         rewriter: PatternRewriter,
     ) -> None:
         out_shape = shape_of(op.results[0])
@@ -426,7 +426,7 @@ class SliceOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.SliceOp,  # type: ignore[name-defined]
+        op: onnx.SliceOp,
         rewriter: PatternRewriter,
     ) -> None:
         data, starts_value, ends_value, axes_value, steps_value = op.operands
@@ -485,7 +485,7 @@ class GatherOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.GatherOp,  # type: ignore[name-defined]
+        op: onnx.GatherOp,
         rewriter: PatternRewriter,
     ) -> None:
         data, indices_value = op.operands
@@ -628,7 +628,7 @@ class CastOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.CastOp,  # type: ignore[name-defined]
+        op: onnx.CastOp,
         rewriter: PatternRewriter,
     ) -> None:
         _lower_cast(rewriter, op)
@@ -640,7 +640,7 @@ class CastLikeOpLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(
         self,
-        op: onnx.CastLikeOp,  # type: ignore[name-defined]
+        op: onnx.CastLikeOp,
         rewriter: PatternRewriter,
     ) -> None:
         _lower_cast(rewriter, op)

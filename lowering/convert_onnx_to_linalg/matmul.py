@@ -20,7 +20,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from onnxc.dialects import onnx
-from onnxc.lowering.onnx_to_linalg.common import (
+from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     REDUCTION,
     BodyBuilder,
@@ -62,7 +62,7 @@ class MatMulOpLowering(RewritePattern):
     rejected."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: onnx.MatMulOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
+    def match_and_rewrite(self, op: onnx.MatMulOp, rewriter: PatternRewriter) -> None:
         float_element(op)
         a, b = op.operands
         a_shape, b_shape = shape_of(a), shape_of(b)
@@ -109,7 +109,7 @@ class GemmOpLowering(RewritePattern):
     must be 2-D float tensors."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: onnx.GemmOp, rewriter: PatternRewriter) -> None:  # type: ignore[name-defined]
+    def match_and_rewrite(self, op: onnx.GemmOp, rewriter: PatternRewriter) -> None:
         float_element(op)
         a, b, c = op.operands
         if len(shape_of(a)) != 2 or len(shape_of(b)) != 2:

@@ -1,0 +1,234 @@
+"""Generate `onnx_ops.py`, the operation classes of the onnx dialect, from the
+ONNX operator schemas of the pinned `onnx` package.
+
+    python -m onnxc.dialects.gen_onnx_ops            # rewrite dialects/onnx_ops.py
+    python -m onnxc.dialects.gen_onnx_ops --check    # exit 1 if it is out of date
+
+One class per default-domain operator at the newest opset the package knows
+(deprecated operators left out), so that readers and the type checker see every
+operation with its named operands, results and properties. How a schema becomes
+a class:
+
+- every formal input is an operand: a tensor, or `none` for an omitted optional
+  input (produced by `onnx.NoValue`, so operand positions always match the
+  spec); a variadic input is a variadic operand; outputs likewise as results;
+- every attribute is a property spelled as in the spec: INT `i64`, FLOAT `f32`,
+  STRING a string, INTS `array<i64: ...>`, FLOATS `array<f32: ...>`, STRINGS an
+  array of strings, TENSOR a dense or `dense_resource` elements attribute; a
+  GRAPH attribute is a region;
+- `OnnxOp.verify_` checks element types against the schema's type constraints.
+
+A test regenerates the module and compares, so it cannot drift from the schemas.
+"""
+
+from __future__ import annotations
+
+import argparse
+import keyword
+import sys
+import textwrap
+from pathlib import Path
+
+import onnx
+from onnx.defs import OpSchema
+from xdsl.irdl import IRDLOperation
+
+from onnxc.dialects.onnx_base import formal_type_strings
+
+OUTPUT = Path(__file__).with_name("onnx_ops.py")
+
+_RESERVED = set(dir(IRDLOperation)) | {"SCHEMA", "attr", "node_label"}
+
+_PROPERTY_TYPES = {
+    OpSchema.AttrType.INT: "IntegerAttr",
+    OpSchema.AttrType.FLOAT: "FloatAttr",
+    OpSchema.AttrType.STRING: "StringAttr",
+    OpSchema.AttrType.INTS: "DenseArrayBase",
+    OpSchema.AttrType.FLOATS: "DenseArrayBase",
+    OpSchema.AttrType.STRINGS: "ArrayAttr",
+    OpSchema.AttrType.TENSOR: "DenseIntOrFPElementsAttr | DenseResourceAttr",
+}
+
+
+def schemas(opset: int) -> list[OpSchema]:
+    """The non-deprecated default-domain schemas in force at `opset`, by name."""
+    names = sorted({s.name for s in onnx.defs.get_all_schemas_with_history() if s.domain == ""})
+    found: list[OpSchema] = []
+    for name in names:
+        try:
+            op_schema = onnx.defs.get_schema(name, opset, "")
+        except onnx.defs.SchemaError:
+            continue  # removed before `opset`
+        if not op_schema.deprecated:
+            found.append(op_schema)
+    return found
+
+
+def _python_name(name: str, taken: set[str]) -> str:
+    candidate = name if name.isidentifier() else "".join(c if c.isalnum() else "_" for c in name)
+    while keyword.iskeyword(candidate) or candidate in _RESERVED or candidate in taken:
+        candidate += "_"
+    taken.add(candidate)
+    return candidate
+
+
+def _value_constraint(op_schema: OpSchema, formal: OpSchema.FormalParameter) -> str:
+    if not all(s.startswith("tensor(") for s in formal_type_strings(op_schema, formal)):
+        return "AnyAttr()"  # sequences, optionals, maps: not modelled yet
+    if formal.option == OpSchema.FormalParameterOption.Optional:
+        return "TensorType | NoneType"
+    return "TensorType"
+
+
+def _docstring(op_schema: OpSchema) -> list[str]:
+    summary = " ".join((op_schema.doc or "").strip().split("\n\n")[0].split())
+    summary = summary.replace("\\", "\\\\").replace('"""', "'''")
+    if len(summary) > 300:
+        summary = summary[:297].rsplit(" ", 1)[0] + " ..."
+    head = f"`onnx.{op_schema.name}` (since opset {op_schema.since_version})."
+    lines = textwrap.wrap(f"{head} {summary}".strip(), width=88)
+    lines[0] = '"""' + lines[0]
+    lines[-1] += '"""'
+    return lines
+
+
+def _class(op_schema: OpSchema) -> list[str]:
+    taken: set[str] = set()
+    body = [
+        *_docstring(op_schema),
+        "",
+        f'name = "onnx.{op_schema.name}"',
+        f'SCHEMA: ClassVar[OpSchema] = schema("{op_schema.name}", TARGET_OPSET)',
+        "",
+    ]
+    variadic = OpSchema.FormalParameterOption.Variadic
+    for formal in op_schema.inputs:
+        define = "var_operand_def" if formal.option == variadic else "operand_def"
+        constraint = _value_constraint(op_schema, formal)
+        body.append(f"{_python_name(formal.name, taken)} = {define}({constraint})")
+    for formal in op_schema.outputs:
+        define = "var_result_def" if formal.option == variadic else "result_def"
+        constraint = _value_constraint(op_schema, formal)
+        body.append(f"{_python_name(formal.name, taken)} = {define}({constraint})")
+    for name, attribute in sorted(op_schema.attributes.items()):
+        python = _python_name(name, taken)
+        if attribute.type == OpSchema.AttrType.GRAPH:
+            body.append(f"{python} = {'region_def' if attribute.required else 'opt_region_def'}()")
+            continue
+        constraint = _PROPERTY_TYPES.get(attribute.type, "AnyAttr()")
+        define = "prop_def" if attribute.required else "opt_prop_def"
+        rename = f', prop_name="{name}"' if python != name else ""
+        body.append(f"{python} = {define}({constraint}{rename})")
+    options: list[str] = []
+    if sum(f.option == variadic for f in op_schema.inputs) > 1:
+        options.append("AttrSizedOperandSegments(as_property=True)")
+    if sum(f.option == variadic for f in op_schema.outputs) > 1:
+        options.append("AttrSizedResultSegments(as_property=True)")
+    if options:
+        body += ["", f"irdl_options = ({', '.join(options)},)"]
+    return [
+        "",
+        "",
+        "@irdl_op_definition",
+        f"class {op_schema.name}Op(OnnxOp):",
+        *("    " + line if line else "" for line in body),
+    ]
+
+
+_IRDL_NAMES = (
+    "AnyAttr",
+    "AttrSizedOperandSegments",
+    "AttrSizedResultSegments",
+    "irdl_op_definition",
+    "operand_def",
+    "opt_prop_def",
+    "opt_region_def",
+    "prop_def",
+    "region_def",
+    "result_def",
+    "var_operand_def",
+    "var_result_def",
+)
+
+
+def _used_irdl_names(body: list[str]) -> list[str]:
+    text = "\n".join(body)
+    return [name for name in _IRDL_NAMES if f"{name}(" in text or f"@{name}\n" in text]
+
+
+def generate(opset: int | None = None) -> str:
+    """The text of `onnx_ops.py` for `opset` (default: the newest onnx knows)."""
+    opset = opset or onnx.defs.onnx_opset_version()
+    found = schemas(opset)
+    body = [line for op_schema in found for line in _class(op_schema)]
+    lines = [
+        '"""The operations of the onnx dialect, one class per default-domain ONNX',
+        f"operator at opset {opset}: generated by gen_onnx_ops.py from the schemas of",
+        f"onnx {onnx.__version__}. Do not edit; regenerate with",
+        "`python -m onnxc.dialects.gen_onnx_ops`.",
+        '"""',
+        "",
+        "# ruff: noqa: E501, E741",
+        "",
+        "from __future__ import annotations",
+        "",
+        "from typing import ClassVar",
+        "",
+        "from onnx.defs import OpSchema",
+        "from xdsl.dialects.builtin import (",
+        "    ArrayAttr,",
+        "    DenseArrayBase,",
+        "    DenseIntOrFPElementsAttr,",
+        "    DenseResourceAttr,",
+        "    FloatAttr,",
+        "    IntegerAttr,",
+        "    NoneType,",
+        "    StringAttr,",
+        "    TensorType,",
+        ")",
+        "from xdsl.irdl import (",
+        *(f"    {name}," for name in sorted(_used_irdl_names(body), key=str.lower)),
+        ")",
+        "",
+        "from onnxc.dialects.onnx_base import OnnxOp, schema",
+        "",
+        f"TARGET_OPSET = {opset}",
+        '"""The default-domain opset the dialect is generated for; older models are',
+        'upgraded to it on import."""',
+    ]
+    lines += body
+    lines += [
+        "",
+        "",
+        "OPS: dict[str, type[OnnxOp]] = {",
+        *(f'    "{s.name}": {s.name}Op,' for s in found),
+        "}",
+        '"""ONNX op_type -> operation class."""',
+        "",
+        "__all__ = [",
+        '    "OPS",',
+        '    "TARGET_OPSET",',
+        *(f'    "{s.name}Op",' for s in found),
+        "]",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only check that it is current")
+    args = parser.parse_args(argv)
+    text = generate()
+    if args.check:
+        current = OUTPUT.read_text() if OUTPUT.exists() else ""
+        if current != text:
+            print(f"{OUTPUT} is out of date: run python -m onnxc.dialects.gen_onnx_ops")
+            return 1
+        return 0
+    OUTPUT.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

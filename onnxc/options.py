@@ -1,0 +1,92 @@
+"""The compile options: one dataclass that the Python API, the command line and
+the size report all pass through the compiler."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from onnxc.errors import OnnxcError
+from onnxc.targets import get_target
+
+DEFAULT_TIMEOUT = 60.0
+"""Seconds one emulator run may take before it is stopped."""
+
+
+def _frozen_dims(what: str, dims: Mapping[str, int] | None) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for key, value in (dims or {}).items():
+        try:
+            found[str(key)] = int(value)
+        except (TypeError, ValueError):
+            raise OnnxcError(f"{what}['{key}'] must be an integer, got {value!r}") from None
+    return found
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """How to compile one model.
+
+    `dims` binds dim_params to sizes; `shapes` fixes whole input shapes
+    (unnamed or -1 dims too); `max_dims` bounds dims left free (so a workspace
+    and output bound exist: needed for MCU targets); `name` is the C prefix
+    (default: the file's stem); `target` the board or "host"; `opt_level` the
+    C compiler's -O level; `separate_weights` writes the weights to
+    `NAME_weights.c`; `timeout` limits each emulator run (seconds)."""
+
+    dims: dict[str, int] = field(default_factory=dict[str, int])
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict[str, tuple[int, ...]])
+    max_dims: dict[str, int] = field(default_factory=dict[str, int])
+    name: str | None = None
+    target: str = "host"
+    opt_level: int = 2
+    separate_weights: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+
+    @classmethod
+    def make(
+        cls,
+        *,
+        dims: Mapping[str, int] | None = None,
+        shapes: Mapping[str, Sequence[int]] | None = None,
+        max_dims: Mapping[str, int] | None = None,
+        name: str | None = None,
+        target: str = "host",
+        opt_level: int = 2,
+        separate_weights: bool = False,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> CompileOptions:
+        """Options from the keyword arguments of `onnxc.compile`, checked and
+        normalised (shapes as tuples of ints), so equal options compare equal."""
+        get_target(target)
+        if not 0 <= opt_level <= 3:
+            raise OnnxcError(f"opt_level must be 0 to 3, got {opt_level}")
+        normalised: dict[str, tuple[int, ...]] = {}
+        for key, value in (shapes or {}).items():
+            try:
+                normalised[str(key)] = tuple(int(v) for v in value)
+            except (TypeError, ValueError):
+                raise OnnxcError(
+                    f"shapes['{key}'] must be a sequence of integers, got {value!r}"
+                ) from None
+        return cls(
+            dims=_frozen_dims("dims", dims),
+            shapes=normalised,
+            max_dims=_frozen_dims("max_dims", max_dims),
+            name=name,
+            target=target,
+            opt_level=opt_level,
+            separate_weights=separate_weights,
+            timeout=float(timeout),
+        )
+
+    def comment(self) -> str:
+        """The options that shape the C, for the banner of the generated files."""
+        shown: dict[str, Any] = {
+            "dims": self.dims,
+            "shapes": self.shapes,
+            "max_dims": self.max_dims,
+            "target": self.target,
+        }
+        return ", ".join(f"{k}={v!r}" for k, v in shown.items() if v)
