@@ -444,8 +444,8 @@ class BodyPrinter:
         result = op.results[0].type
         width = bits(result)
         if op.name == "arith.fptoui":
-            high = (1 << width) - 1
-            return self.format(f"({{t}})onnxc_fptoui({{0}}, {int_literal(high, result)}u)", op)
+            high = "UINT64_MAX" if width == 64 else f"{(1 << width) - 1}u"
+            return self.format(f"({{t}})onnxc_fptoui({{0}}, {high})", op)
         low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
         i64 = IntegerType(64)
         return self.format(

@@ -34,6 +34,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-linalg-to-commented-loops": _loader(
         "convert_linalg_to_commented_loops", "ConvertLinalgToCommentedLoopsPass"
     ),
+    "emulate-narrow-floats": _loader("emulate_narrow_floats", "EmulateNarrowFloatsPass"),
 }
 """onnxc's own passes by name: name -> a function loading the pass class."""
 
@@ -58,7 +59,7 @@ STAGES: tuple[Stage, ...] = (
     ),
     Stage(
         "loops",
-        ("convert-linalg-to-commented-loops", "canonicalize"),
+        ("convert-linalg-to-commented-loops", "emulate-narrow-floats", "canonicalize"),
         "scf loops over memrefs, ready to print as C",
     ),
 )

@@ -11,8 +11,8 @@ inputs and then their outputs as memref arguments and return nothing
 from in `onnxc.comment`. Reshapes are `memref.collapse_shape`/`expand_shape` views.
 
 The patterns live in the modules of this package, one module per operator
-category; every `RewritePattern` subclass whose name ends in `Lowering` is
-collected, so adding an operator touches only its category module.
+category; every `OnnxLowering` subclass is collected, so adding an operator
+touches only its category module.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import importlib
 import inspect
 import pkgutil
 from dataclasses import dataclass
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
@@ -46,24 +47,29 @@ from xdsl.pattern_rewriter import (
 from onnxc.dialects import onnx
 from onnxc.errors import InternalError, UnsupportedError
 from onnxc.ir_names import COMMENT
-from onnxc.lowering.convert_onnx_to_linalg.common import PARALLEL, memref_type
+from onnxc.lowering.convert_onnx_to_linalg.common import PARALLEL, OnnxLowering, memref_type
+
+
+def lowerings() -> dict[str, type[OnnxLowering[Any]]]:
+    """Every `OnnxLowering` of this package's modules, by the ONNX operator it
+    lowers (the operators onnxc compiles)."""
+    found: dict[str, type[OnnxLowering[Any]]] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for value in vars(module).values():
+            if (
+                inspect.isclass(value)
+                and issubclass(value, OnnxLowering)
+                and value.__module__ == module.__name__
+                and hasattr(value, "source")
+            ):
+                found[value.source.SCHEMA.name] = value
+    return dict(sorted(found.items()))
 
 
 def collect_patterns() -> list[RewritePattern]:
-    """One instance of every `...Lowering` pattern of this package's modules."""
-    patterns: list[RewritePattern] = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        for name, value in sorted(vars(module).items()):
-            if (
-                name.endswith("Lowering")
-                and inspect.isclass(value)
-                and issubclass(value, RewritePattern)
-                and value.__module__ == module.__name__
-                and not inspect.isabstract(value)
-            ):
-                patterns.append(value())
-    return patterns
+    """One instance of every lowering pattern of this package."""
+    return [pattern() for pattern in lowerings().values()]
 
 
 def _convert_signature(function: func.FuncOp) -> list[SSAValue]:

@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar, cast, get_args, get_origin
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    AnyFloat,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -36,14 +34,16 @@ from xdsl.dialects.linalg import ops as linalg_ops
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
-from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
+from onnxc import element_types
 from onnxc.dialects import onnx
 from onnxc.dialects.constants import dense_attr, elements_to_numpy, numpy_dtype
 from onnxc.errors import UnsupportedError
 from onnxc.ir_names import COMMENT
+from onnxc.lowering.convert_onnx_to_linalg.scalar import constant_ops, convert
 
 PARALLEL = IteratorTypeAttr.parallel()
 REDUCTION = IteratorTypeAttr.reduction()
@@ -52,6 +52,33 @@ BodyBuilder = Callable[[Builder, Sequence[SSAValue]], SSAValue | Sequence[SSAVal
 """Builds the scalar body of a generic: gets the block arguments (one per input,
 then one per output, the outputs holding the current accumulator), returns the
 value(s) to yield."""
+
+
+OpT = TypeVar("OpT", bound=onnx.OnnxOp)
+
+
+class OnnxLowering(RewritePattern, Generic[OpT]):
+    """Base of the convert-onnx-to-linalg patterns: lowers the operations of one
+    class, `source` (taken from the type argument, `OnnxLowering[onnx.ConvOp]`,
+    or set by the subclass), with `rewrite`. The pass collects every subclass
+    that has a `source`, so the lowered operators are known by class."""
+
+    source: ClassVar[type[onnx.OnnxOp]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for base in getattr(cls, "__orig_bases__", ()):
+            if get_origin(base) is OnnxLowering:
+                (argument,) = get_args(base)
+                if isinstance(argument, type) and argument is not onnx.OnnxOp:
+                    cls.source = argument
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, self.source):
+            self.rewrite(cast(OpT, op), rewriter)
+
+    def rewrite(self, op: OpT, rewriter: PatternRewriter) -> None:
+        raise NotImplementedError(type(self).__name__)
 
 
 def unsupported(op: onnx.OnnxOp, what: str) -> UnsupportedError:
@@ -175,7 +202,7 @@ def generic(
     body: BodyBuilder,
 ) -> linalg_ops.GenericOp:
     """Insert a `linalg.generic` over buffers; `body` builds its scalar region."""
-    element_types = [_element_type(v) for v in [*inputs, *outputs]]
+    element_types = [element_type(v) for v in [*inputs, *outputs]]
     block = Block(arg_types=element_types)
     builder = Builder(InsertPoint.at_end(block))
     yielded = body(builder, block.args)
@@ -213,7 +240,8 @@ def copy(
     )
 
 
-def _element_type(value: SSAValue) -> Attribute:
+def element_type(value: SSAValue) -> Attribute:
+    """The element type of a tensor or memref value (a scalar's own type)."""
     value_type = value.type
     if isinstance(value_type, MemRefType | TensorType):
         return value_type.get_element_type()
@@ -245,17 +273,6 @@ def elementwise(
         lambda b, args: body(b, args[: len(buffers)]),
     )
     replace_with_buffers(rewriter, op, [output])
-
-
-def float_constant(builder: Builder, value: float, element_type: Attribute) -> SSAValue:
-    """A scalar float constant, built at the builder's insertion point."""
-    assert isinstance(element_type, AnyFloat)
-    return builder.insert(arith.ConstantOp(FloatAttr(float(value), element_type))).result
-
-
-def int_constant(builder: Builder, value: int, element_type: Attribute) -> SSAValue:
-    assert isinstance(element_type, IntegerType)
-    return builder.insert(arith.ConstantOp(IntegerAttr(int(value), element_type))).result
 
 
 def constant_value(value: SSAValue) -> np.ndarray | None:
@@ -331,17 +348,58 @@ def weight(
     return rewriter.insert(memref.GetGlobalOp(name, buffer_type)).memref
 
 
-def float_element(op: onnx.OnnxOp) -> Attribute:
-    """The float element type of `op`'s first result; unsupported otherwise."""
-    element = tensor_type(op.results[0]).get_element_type()
-    if not isinstance(element, AnyFloat):
-        raise unsupported(op, f"only float tensors are supported, not {element}")
-    return element
-
-
 def fill(rewriter: PatternRewriter, source: Operation, buffer: SSAValue, value: float) -> None:
-    """Fill `buffer` with the float `value` (`linalg.fill`)."""
+    """Fill `buffer` with `value` in its element type (`linalg.fill`)."""
     element = memref_type(buffer.type).get_element_type()
-    assert isinstance(element, AnyFloat)
-    constant = rewriter.insert(arith.ConstantOp(FloatAttr(float(value), element)))
-    insert(rewriter, linalg_ops.FillOp((constant.result,), (buffer,), ()), source)
+    ops = constant_ops(value, element)
+    for op in ops:
+        rewriter.insert(op)
+    insert(rewriter, linalg_ops.FillOp((ops[-1].results[0],), (buffer,), ()), source)
+
+
+def accumulator_type(element: Attribute) -> Attribute:
+    """The type sums and products of `element` accumulate in: float for the
+    16-bit float types (so a reduction rounds once, at the end, as
+    onnxruntime's float kernels do), the element type itself otherwise."""
+    row = element_types.of_ir(element)
+    return row.compute_type if row is not None and row.compute_type is not None else element
+
+
+@dataclass
+class Accumulator:
+    """Where an operation accumulates its `output` buffer: the buffer itself,
+    or, for 16-bit float outputs, a float buffer of the same shape that
+    `finish` rounds into `output`."""
+
+    buffer: SSAValue
+    output: SSAValue
+
+    def finish(self, rewriter: PatternRewriter, source: Operation) -> None:
+        if self.buffer is self.output:
+            return
+        rank = len(shape_of(self.output))
+        target = element_type(self.output)
+        generic(
+            rewriter,
+            source,
+            [self.buffer],
+            [self.output],
+            [identity_map(rank), identity_map(rank)],
+            [PARALLEL] * rank,
+            lambda b, args: convert(b, args[0], target),
+        )
+
+
+def accumulator(rewriter: PatternRewriter, output: SSAValue) -> Accumulator:
+    """The `Accumulator` of `output` (a new buffer for 16-bit floats)."""
+    element = element_type(output)
+    wide = accumulator_type(element)
+    if wide == element:
+        return Accumulator(output, output)
+    buffer = alloc(rewriter, MemRefType(wide, shape_of(output)))
+    return Accumulator(buffer, output)
+
+
+def widened(b: Builder, values: Sequence[SSAValue], t: Attribute) -> list[SSAValue]:
+    """`values` converted to type `t` (the accumulator's), where they differ."""
+    return [v if v.type == t else convert(b, v, t) for v in values]

@@ -5,13 +5,12 @@ from __future__ import annotations
 from xdsl.dialects.builtin import TensorType
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
 )
 
 from onnxc.dialects import onnx
 from onnxc.dialects.constants import elements_to_numpy
 from onnxc.lowering.convert_onnx_to_linalg.common import (
+    OnnxLowering,
     buffer_of,
     replace_with_buffers,
     unsupported,
@@ -19,17 +18,12 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
 )
 
 
-class ConstantOpLowering(RewritePattern):
+class ConstantOpLowering(OnnxLowering[onnx.ConstantOp]):
     """`onnx.Constant` with a tensor `value` -> a private constant `memref.global`
     (weights in flash on a microcontroller) and a `memref.get_global`. Other
     forms (`value_float`, ...) are normalised to `value` by onnx-fold-constants."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: onnx.ConstantOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def rewrite(self, op: onnx.ConstantOp, rewriter: PatternRewriter) -> None:
         value = op.properties.get("value")
         if value is None:
             raise unsupported(op, "only the 'value' form of Constant is lowered")
@@ -40,13 +34,8 @@ class ConstantOpLowering(RewritePattern):
         replace_with_buffers(rewriter, op, [buffer])
 
 
-class IdentityOpLowering(RewritePattern):
+class IdentityOpLowering(OnnxLowering[onnx.IdentityOp]):
     """`onnx.Identity` is its input's buffer."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: onnx.IdentityOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def rewrite(self, op: onnx.IdentityOp, rewriter: PatternRewriter) -> None:
         replace_with_buffers(rewriter, op, [buffer_of(rewriter, op.operands[0])])

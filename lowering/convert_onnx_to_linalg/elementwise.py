@@ -1,203 +1,178 @@
 """Elementwise operators: arithmetic with multidirectional broadcasting, unary
-math and activations.
+math and activations, over every element type their schemas allow.
 
-Each lowering is a small class naming its source operation and its scalar body;
-`ElementwisePattern` turns it into one `elementwise` call (a `linalg.generic`
-over the inputs broadcast to the result's shape). The element type must be a
-float type: integer tensors are rejected rather than computed with float ops.
+Each lowering is a small class naming its source operation and either the
+scalar operation of `scalar.py` it applies (`operation`) or a `body` built from
+such operations; `ElementwisePattern` turns it into one `elementwise` call (a
+`linalg.generic` over the inputs broadcast to the result's shape). The scalar
+table picks float, signed, unsigned or bool arithmetic from the element type,
+so there is one lowering per operator, not one per type.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import AnyFloat, IntegerType, Signedness
-from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import Float64Type
+from xdsl.ir import SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
+from onnxc.element_types import Kind
+from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
+    OnnxLowering,
+    constant_value,
     elementwise,
-    float_constant,
     is_none,
-    required_constant,
     tensor_type,
     unsupported,
 )
-
-Scalar = Callable[[object, onnx.OnnxOp, Builder, Sequence[SSAValue]], SSAValue]
-"""A scalar body as a method: (pattern, source op, builder, input scalars)."""
+from onnxc.lowering.convert_onnx_to_linalg.scalar import NoScalarForm, ScalarOp, constant
 
 
-class ElementwisePattern(RewritePattern):
-    """Base of the elementwise lowerings: matches `source` and lowers it with
-    `elementwise` and the subclass's `scalar` body. Subclasses set `inputs`
-    when only some operands are tensors read elementwise."""
+class ElementwisePattern(OnnxLowering[onnx.OnnxOp]):
+    """Base of the elementwise lowerings: lowers `source` with `elementwise`,
+    computing each element with `body` (by default the scalar operation
+    `operation` on the inputs). `inputs` names the operands read elementwise,
+    when not all of them are."""
 
-    source: ClassVar[type[onnx.OnnxOp]]
+    operation: ClassVar[ScalarOp | None] = None
 
-    def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        raise NotImplementedError
+    def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        assert self.operation is not None, type(self).__name__
+        return self.operation(b, *args)
 
     def inputs(self, op: onnx.OnnxOp) -> Sequence[SSAValue]:
         return op.operands
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, self.source):
-            return
-        element = tensor_type(op.results[0]).get_element_type()
-        if not isinstance(element, AnyFloat):
-            raise unsupported(op, f"only float tensors are supported, not {element}")
-        elementwise(rewriter, op, lambda b, args: self.scalar(op, b, args), self.inputs(op))
-
-
-def _unary(op_class: type[Operation]) -> Scalar:
-    def scalar(self: object, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        return b.insert(op_class(args[0])).results[0]
-
-    return scalar
-
-
-def _fold(op_class: type[Operation]) -> Scalar:
-    """A binary op, folded left over the (one or more) inputs."""
-
-    def scalar(self: object, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        result = args[0]
-        for arg in args[1:]:
-            result = b.insert(op_class(result, arg)).results[0]
-        return result
-
-    return scalar
-
-
-def _constant(b: Builder, value: float, like: SSAValue) -> SSAValue:
-    return float_constant(b, value, like.type)
-
-
-def _clamp01(b: Builder, x: SSAValue) -> SSAValue:
-    x = b.insert(arith.MinimumfOp(x, _constant(b, 1.0, x))).result
-    return b.insert(arith.MaximumfOp(x, _constant(b, 0.0, x))).result
+    def rewrite(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> None:
+        element = tensor_type(op.operands[0]).get_element_type()
+        try:
+            elementwise(rewriter, op, lambda b, args: self.body(op, b, args), self.inputs(op))
+        except NoScalarForm as error:
+            raise unsupported(op, f"{error} ({onnx.element_type_name(element)})") from None
 
 
 def _hard_sigmoid(b: Builder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
     """max(0, min(1, alpha * x + beta))."""
-    scaled = b.insert(arith.MulfOp(x, _constant(b, alpha, x))).result
-    shifted = b.insert(arith.AddfOp(scaled, _constant(b, beta, x))).result
-    return _clamp01(b, shifted)
+    shifted = scalar.ADD(b, scalar.MUL(b, x, constant(b, alpha, x.type)), constant(b, beta, x.type))
+    clamped = scalar.MIN(b, shifted, constant(b, 1.0, x.type))
+    return scalar.MAX(b, clamped, constant(b, 0.0, x.type))
 
 
 class AddOpLowering(ElementwisePattern):
-    """`onnx.Add` -> `arith.addf` of the broadcast inputs."""
+    """`onnx.Add` -> `arith.addf` / `arith.addi` (wrapping) of the broadcast inputs."""
 
     source = onnx.AddOp
-    scalar = _fold(arith.AddfOp)
+    operation = scalar.ADD
 
 
 class SubOpLowering(ElementwisePattern):
-    """`onnx.Sub` -> `arith.subf` of the broadcast inputs."""
+    """`onnx.Sub` -> `arith.subf` / `arith.subi` (wrapping)."""
 
     source = onnx.SubOp
-    scalar = _fold(arith.SubfOp)
+    operation = scalar.SUB
 
 
 class MulOpLowering(ElementwisePattern):
-    """`onnx.Mul` -> `arith.mulf` of the broadcast inputs."""
+    """`onnx.Mul` -> `arith.mulf` / `arith.muli` (wrapping)."""
 
     source = onnx.MulOp
-    scalar = _fold(arith.MulfOp)
+    operation = scalar.MUL
 
 
 class DivOpLowering(ElementwisePattern):
-    """`onnx.Div` -> `arith.divf` of the broadcast inputs (float only)."""
+    """`onnx.Div` -> `arith.divf`, or integer division truncating toward zero
+    (`divsi` / `divui`; x / 0 is 0, where ONNX leaves it undefined)."""
 
     source = onnx.DivOp
-    scalar = _fold(arith.DivfOp)
+    operation = scalar.DIV
 
 
 class PowOpLowering(ElementwisePattern):
-    """`onnx.Pow` -> `math.powf` of the broadcast inputs; an integer exponent
-    tensor is converted to the base's float type first (`arith.sitofp`)."""
+    """`onnx.Pow` -> `math.powf`. A float base takes the exponent converted to
+    its type; an integer base and exponent are computed in double and
+    converted back (truncated toward zero, saturated), as onnxruntime does."""
 
     source = onnx.PowOp
 
-    def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+    def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         base, exponent = args
-        if isinstance(exponent.type, IntegerType):
-            if exponent.type.signedness.data == Signedness.UNSIGNED:
-                convert = arith.UIToFPOp(exponent, base.type)
-            else:
-                convert = arith.SIToFPOp(exponent, base.type)
-            exponent = b.insert(convert).result
-        elif exponent.type != base.type:
-            raise unsupported(op, f"exponent of type {exponent.type} is not supported")
-        return b.insert(math.PowFOp(base, exponent)).result
+        if scalar.kind(base.type) is Kind.FLOAT:
+            return scalar.POW(b, base, scalar.convert(b, exponent, base.type))
+        f64 = Float64Type()
+        power = scalar.POW(b, scalar.convert(b, base, f64), scalar.convert(b, exponent, f64))
+        return scalar.convert(b, power, base.type)
 
 
 class MaxOpLowering(ElementwisePattern):
     """`onnx.Max` (1..N inputs, broadcast) -> a chain of `arith.maximumf`
-    (NaN-propagating, like numpy)."""
+    (NaN-propagating, like numpy) or `maxsi` / `maxui`."""
 
     source = onnx.MaxOp
-    scalar = _fold(arith.MaximumfOp)
+    operation = scalar.MAX
 
 
 class MinOpLowering(ElementwisePattern):
-    """`onnx.Min` (1..N inputs, broadcast) -> a chain of `arith.minimumf`."""
+    """`onnx.Min` (1..N inputs, broadcast) -> a chain of `arith.minimumf` or
+    `minsi` / `minui`."""
 
     source = onnx.MinOp
-    scalar = _fold(arith.MinimumfOp)
+    operation = scalar.MIN
 
 
 class AbsOpLowering(ElementwisePattern):
-    """`onnx.Abs` -> `math.absf`."""
+    """`onnx.Abs` -> `math.absf` / `math.absi`; unsigned values are their own
+    absolute value (the minimum signed value stays itself, as it wraps)."""
 
     source = onnx.AbsOp
-    scalar = _unary(math.AbsFOp)
+    operation = scalar.ABS
 
 
 class NegOpLowering(ElementwisePattern):
-    """`onnx.Neg` -> `arith.negf`."""
+    """`onnx.Neg` -> `arith.negf`, or `0 - x` (wrapping) on signed integers."""
 
     source = onnx.NegOp
-    scalar = _unary(arith.NegfOp)
+    operation = scalar.NEG
 
 
 class ExpOpLowering(ElementwisePattern):
     """`onnx.Exp` -> `math.exp`."""
 
     source = onnx.ExpOp
-    scalar = _unary(math.ExpOp)
+    operation = scalar.EXP
 
 
 class LogOpLowering(ElementwisePattern):
     """`onnx.Log` -> `math.log`."""
 
     source = onnx.LogOp
-    scalar = _unary(math.LogOp)
+    operation = scalar.LOG
 
 
 class SqrtOpLowering(ElementwisePattern):
     """`onnx.Sqrt` -> `math.sqrt`."""
 
     source = onnx.SqrtOp
-    scalar = _unary(math.SqrtOp)
+    operation = scalar.SQRT
 
 
 class TanhOpLowering(ElementwisePattern):
     """`onnx.Tanh` -> `math.tanh`."""
 
     source = onnx.TanhOp
-    scalar = _unary(math.TanhOp)
+    operation = scalar.TANH
 
 
 class ErfOpLowering(ElementwisePattern):
     """`onnx.Erf` -> `math.erf`."""
 
     source = onnx.ErfOp
-    scalar = _unary(math.ErfOp)
+    operation = scalar.ERF
 
 
 class ReciprocalOpLowering(ElementwisePattern):
@@ -205,17 +180,17 @@ class ReciprocalOpLowering(ElementwisePattern):
 
     source = onnx.ReciprocalOp
 
-    def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        return b.insert(arith.DivfOp(_constant(b, 1.0, args[0]), args[0])).result
+    def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        return scalar.DIV(b, constant(b, 1.0, args[0].type), args[0])
 
 
 class ReluOpLowering(ElementwisePattern):
-    """`onnx.Relu` -> max(x, 0)."""
+    """`onnx.Relu` -> max(x, 0), in the element type's arithmetic."""
 
     source = onnx.ReluOp
 
-    def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        return b.insert(arith.MaximumfOp(args[0], _constant(b, 0.0, args[0]))).result
+    def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        return scalar.MAX(b, args[0], constant(b, 0, args[0].type))
 
 
 class LeakyReluOpLowering(ElementwisePattern):
@@ -223,11 +198,10 @@ class LeakyReluOpLowering(ElementwisePattern):
 
     source = onnx.LeakyReluOp
 
-    def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+    def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         x = args[0]
-        alpha = _constant(b, op.attr("alpha"), x)
-        scaled = b.insert(arith.MulfOp(x, alpha)).result
-        negative = b.insert(arith.CmpfOp(x, _constant(b, 0.0, x), "olt")).result
+        scaled = scalar.MUL(b, x, constant(b, op.attr("alpha"), x.type))
+        negative = scalar.LESS(b, x, constant(b, 0.0, x.type))
         return b.insert(arith.SelectOp(negative, scaled, x)).result
 
 
@@ -236,12 +210,10 @@ class SigmoidOpLowering(ElementwisePattern):
 
     source = onnx.SigmoidOp
 
-    def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        one = _constant(b, 1.0, args[0])
-        negated = b.insert(arith.NegfOp(args[0])).result
-        exp = b.insert(math.ExpOp(negated)).result
-        denominator = b.insert(arith.AddfOp(one, exp)).result
-        return b.insert(arith.DivfOp(one, denominator)).result
+    def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        one = constant(b, 1.0, args[0].type)
+        exp = scalar.EXP(b, scalar.NEG(b, args[0]))
+        return scalar.DIV(b, one, scalar.ADD(b, one, exp))
 
 
 class HardSigmoidOpLowering(ElementwisePattern):
@@ -250,7 +222,7 @@ class HardSigmoidOpLowering(ElementwisePattern):
 
     source = onnx.HardSigmoidOp
 
-    def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+    def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         return _hard_sigmoid(b, args[0], op.attr("alpha"), op.attr("beta"))
 
 
@@ -259,32 +231,37 @@ class HardSwishOpLowering(ElementwisePattern):
 
     source = onnx.HardSwishOp
 
-    def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        gate = _hard_sigmoid(b, args[0], 1.0 / 6.0, 0.5)
-        return b.insert(arith.MulfOp(args[0], gate)).result
+    def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        return scalar.MUL(b, args[0], _hard_sigmoid(b, args[0], 1.0 / 6.0, 0.5))
 
 
 class ClipOpLowering(ElementwisePattern):
     """`onnx.Clip` -> min(max(x, min), max) (so min > max gives max, as the
-    spec says). `min` and `max` are optional scalar inputs that must be
-    compile-time constants; an absent bound is not applied. Bounds computed at
-    run time are rejected."""
+    spec says), in the element type's arithmetic. `min` and `max` are optional
+    scalar inputs: a compile-time constant becomes a constant of the body, one
+    computed at run time is read from its buffer; an absent bound is not
+    applied."""
 
     source = onnx.ClipOp
 
-    def inputs(self, op: onnx.OnnxOp) -> Sequence[SSAValue]:
-        return op.operands[:1]
+    @staticmethod
+    def _bounds(op: onnx.OnnxOp) -> list[tuple[SSAValue, ScalarOp]]:
+        assert isinstance(op, onnx.ClipOp)
+        return [(v, f) for v, f in ((op.min, scalar.MAX), (op.max, scalar.MIN)) if not is_none(v)]
 
-    def scalar(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        x = args[0]
-        for operand, what, op_class in (
-            (op.operands[1], "min", arith.MaximumfOp),
-            (op.operands[2], "max", arith.MinimumfOp),
-        ):
-            if is_none(operand):
-                continue
-            bound = required_constant(op, operand, what)
-            if bound.size != 1:
-                raise unsupported(op, f"input '{what}' must be a scalar")
-            x = b.insert(op_class(x, _constant(b, float(bound.item()), x))).result
+    def inputs(self, op: onnx.OnnxOp) -> Sequence[SSAValue]:
+        runtime = [v for v, _ in self._bounds(op) if constant_value(v) is None]
+        return [op.operands[0], *runtime]
+
+    def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        x, *runtime = args
+        read = iter(runtime)
+        for value, bound in self._bounds(op):
+            known = constant_value(value)
+            if known is None:
+                x = bound(b, x, next(read))
+            elif known.size != 1:
+                raise unsupported(op, "a bound must be a scalar")
+            else:
+                x = bound(b, x, constant(b, known.reshape(-1)[0].item(), x.type))
         return x

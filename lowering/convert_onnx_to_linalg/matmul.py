@@ -10,60 +10,67 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
 )
 
 from onnxc.dialects import onnx
+from onnxc.element_types import Kind
+from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     REDUCTION,
     BodyBuilder,
+    OnnxLowering,
+    accumulator,
     alloc,
     broadcast_map,
     buffer_of,
     fill,
-    float_constant,
-    float_element,
     generic,
     identity_map,
     is_none,
     replace_with_buffers,
     shape_of,
+    tensor_type,
     unsupported,
+    widened,
 )
+from onnxc.lowering.convert_onnx_to_linalg.scalar import constant
 
 
 def _multiply_add(alpha: float = 1.0) -> BodyBuilder:
-    """Body `acc + a * b` (times `alpha` when it is not 1)."""
+    """Body `acc + a * b` (times `alpha` when it is not 1), in the element
+    type's arithmetic (integers wrap)."""
 
     def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        x, y, acc = args
-        product = b.insert(arith.MulfOp(x, y)).result
+        acc = args[2]
+        x, y = widened(b, args[:2], acc.type)
+        product = scalar.MUL(b, x, y)
         if alpha != 1.0:
-            scale = float_constant(b, alpha, product.type)
-            product = b.insert(arith.MulfOp(product, scale)).result
-        return b.insert(arith.AddfOp(acc, product)).result
+            product = scalar.MUL(b, product, constant(b, alpha, product.type))
+        return scalar.ADD(b, acc, product)
 
     return body
 
 
-class MatMulOpLowering(RewritePattern):
+def _integral_scale(op: onnx.OnnxOp, name: str, value: float) -> None:
+    """Integer Gemm scales by alpha and beta in its own type: they must be whole."""
+    element = tensor_type(op.results[0]).get_element_type()
+    if scalar.kind(element) is not Kind.FLOAT and value != int(value):
+        raise unsupported(op, f"{name} = {value} on integer tensors (only whole numbers)")
+
+
+class MatMulOpLowering(OnnxLowering[onnx.MatMulOp]):
     """`onnx.MatMul` with numpy semantics: a 1-D first operand is a row vector
     and a 1-D second operand a column vector (the promoted dimension is not in
     the result), leading batch dimensions broadcast against each other. Lowered
     to a zero fill and a generic over (batch..., M, N, K) with K a reduction.
-    Scalar (0-D) operands, which the spec forbids, and non-float types are
-    rejected."""
+    Scalar (0-D) operands, which the spec forbids, are rejected."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: onnx.MatMulOp, rewriter: PatternRewriter) -> None:
-        float_element(op)
+    def rewrite(self, op: onnx.MatMulOp, rewriter: PatternRewriter) -> None:
         a, b = op.operands
         a_shape, b_shape = shape_of(a), shape_of(b)
         if not a_shape or not b_shape:
@@ -88,33 +95,35 @@ class MatMulOpLowering(RewritePattern):
         out_map = AffineMap(loops, 0, identity_map(loops - 1).results)
         buffers = [buffer_of(rewriter, a), buffer_of(rewriter, b)]
         output = alloc(rewriter, result_type)
-        fill(rewriter, op, output, 0.0)
+        acc = accumulator(rewriter, output)
+        fill(rewriter, op, acc.buffer, 0.0)
         generic(
             rewriter,
             op,
             buffers,
-            [output],
+            [acc.buffer],
             [a_map, b_map, out_map],
             [PARALLEL] * (loops - 1) + [REDUCTION],
             _multiply_add(),
         )
+        acc.finish(rewriter, op)
         replace_with_buffers(rewriter, op, [output])
 
 
-class GemmOpLowering(RewritePattern):
+class GemmOpLowering(OnnxLowering[onnx.GemmOp]):
     """`onnx.Gemm`: Y = alpha * A' B' + beta * C, with A' = A^T when `transA`,
     B' = B^T when `transB`, and the optional C broadcast unidirectionally to
     (M, N). The output is first set to beta * C (or zero when C is absent or
     beta is 0), then a generic over (M, N, K) accumulates alpha * a * b. A and B
-    must be 2-D float tensors."""
+    must be 2-D; on integer tensors alpha and beta must be whole numbers."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: onnx.GemmOp, rewriter: PatternRewriter) -> None:
-        float_element(op)
+    def rewrite(self, op: onnx.GemmOp, rewriter: PatternRewriter) -> None:
         a, b, c = op.operands
         if len(shape_of(a)) != 2 or len(shape_of(b)) != 2:
             raise unsupported(op, "A and B must be 2-D")
         alpha, beta = float(op.attr("alpha")), float(op.attr("beta"))
+        _integral_scale(op, "alpha", alpha)
+        _integral_scale(op, "beta", beta)
         m, n, k = AffineDimExpr(0), AffineDimExpr(1), AffineDimExpr(2)
         a_map = AffineMap(3, 0, (k, m) if op.attr("transA") else (m, k))
         b_map = AffineMap(3, 0, (n, k) if op.attr("transB") else (k, n))
@@ -123,22 +132,23 @@ class GemmOpLowering(RewritePattern):
         out_shape = shape_of(op.results[0])
         buffers = [buffer_of(rewriter, a), buffer_of(rewriter, b)]
         output = alloc(rewriter, result_type)
+        acc = accumulator(rewriter, output)
         if is_none(c) or beta == 0.0:
-            fill(rewriter, op, output, 0.0)
+            fill(rewriter, op, acc.buffer, 0.0)
         else:
             c_buffer = buffer_of(rewriter, c)
 
             def scaled_bias(builder: Builder, args: Sequence[SSAValue]) -> SSAValue:
+                (bias,) = widened(builder, args[:1], args[1].type)
                 if beta == 1.0:
-                    return args[0]
-                scale = float_constant(builder, beta, args[0].type)
-                return builder.insert(arith.MulfOp(args[0], scale)).result
+                    return bias
+                return scalar.MUL(builder, bias, constant(builder, beta, bias.type))
 
             generic(
                 rewriter,
                 op,
                 [c_buffer],
-                [output],
+                [acc.buffer],
                 [broadcast_map(shape_of(c_buffer), out_shape), identity_map(2)],
                 [PARALLEL] * 2,
                 scaled_bias,
@@ -147,9 +157,10 @@ class GemmOpLowering(RewritePattern):
             rewriter,
             op,
             buffers,
-            [output],
+            [acc.buffer],
             [a_map, b_map, out_map],
             [PARALLEL, PARALLEL, REDUCTION],
             _multiply_add(alpha),
         )
+        acc.finish(rewriter, op)
         replace_with_buffers(rewriter, op, [output])

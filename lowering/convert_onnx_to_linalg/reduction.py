@@ -12,27 +12,26 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
 )
 
 from onnxc.dialects import onnx
+from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     REDUCTION,
     BodyBuilder,
+    OnnxLowering,
+    accumulator,
+    accumulator_type,
     alloc,
     buffer_of,
     fill,
-    float_constant,
-    float_element,
     generic,
     identity_map,
     is_none,
@@ -40,8 +39,11 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     replace_with_buffers,
     required_constant,
     shape_of,
+    tensor_type,
     unsupported,
+    widened,
 )
+from onnxc.lowering.convert_onnx_to_linalg.scalar import ScalarOp, constant
 
 
 def _reduced_map(rank: int, axes: set[int], keepdims: bool) -> AffineMap:
@@ -60,26 +62,26 @@ def _iterators(rank: int, axes: set[int]) -> list[IteratorTypeAttr]:
     return [REDUCTION if axis in axes else PARALLEL for axis in range(rank)]
 
 
-def _accumulate(op_class: type[arith.FloatingPointLikeBinaryOperation]) -> BodyBuilder:
-    """Body `acc = op(acc, x)` of a reduction generic."""
+def _accumulate(operation: ScalarOp) -> BodyBuilder:
+    """Body `acc = operation(acc, x)` of a reduction generic (x widened to the
+    accumulator's type)."""
 
     def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        return b.insert(op_class(args[-1], args[0])).result
+        return operation(b, args[-1], *widened(b, args[:1], args[-1].type))
 
     return body
 
 
-class ReduceMeanOpLowering(RewritePattern):
+class ReduceMeanOpLowering(OnnxLowering[onnx.ReduceMeanOp]):
     """`onnx.ReduceMean` (opset 18+: `axes` as an optional input, which must be
     a compile-time constant; `keepdims`, default 1; `noop_with_empty_axes`,
     default 0): a zero fill, a generic summing the input into the output, and
     an in-place division by the number of reduced elements. Without axes all
     axes are reduced, unless `noop_with_empty_axes` is set, which makes the op
-    a copy. Axes given at run time are rejected."""
+    a copy. Axes given at run time are rejected. On integers the mean is the
+    sum divided by the count, truncated toward zero (the sum wraps)."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: onnx.ReduceMeanOp, rewriter: PatternRewriter) -> None:
-        float_element(op)
+    def rewrite(self, op: onnx.ReduceMeanOp, rewriter: PatternRewriter) -> None:
         data, axes_input = op.operands
         shape = shape_of(data)
         rank = len(shape)
@@ -95,7 +97,9 @@ class ReduceMeanOpLowering(RewritePattern):
         axes = set(axes_list) if axes_list else set(range(rank))
         keepdims = bool(op.attr("keepdims"))
         input_buffer = buffer_of(rewriter, data)
-        output = alloc(rewriter, op.results[0].type)
+        result = alloc(rewriter, op.results[0].type)
+        acc = accumulator(rewriter, result)
+        output = acc.buffer
         fill(rewriter, op, output, 0.0)
         generic(
             rewriter,
@@ -104,14 +108,13 @@ class ReduceMeanOpLowering(RewritePattern):
             [output],
             [identity_map(rank), _reduced_map(rank, axes, keepdims)],
             _iterators(rank, axes),
-            _accumulate(arith.AddfOp),
+            _accumulate(scalar.ADD),
         )
         count = int(np.prod([shape[a] for a in axes], dtype=np.int64))
         out_rank = len(shape_of(output))
 
         def divide(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            divisor = float_constant(b, float(count), args[0].type)
-            return b.insert(arith.DivfOp(args[0], divisor)).result
+            return scalar.DIV(b, args[0], constant(b, count, args[0].type))
 
         generic(
             rewriter,
@@ -122,20 +125,21 @@ class ReduceMeanOpLowering(RewritePattern):
             [PARALLEL] * out_rank,
             divide,
         )
-        replace_with_buffers(rewriter, op, [output])
+        acc.finish(rewriter, op)
+        replace_with_buffers(rewriter, op, [result])
 
 
-class SoftmaxOpLowering(RewritePattern):
+class SoftmaxOpLowering(OnnxLowering[onnx.SoftmaxOp]):
     """`onnx.Softmax` (opset 13+ semantics: along the single axis `axis`,
     default -1), numerically stable: the maximum along the axis (a -inf fill
     and a max-reduction into a buffer without the axis), exp(x - max) into the
     output, its sum along the axis (a zero fill and an add-reduction), and an
-    in-place division of the output by the sum. Scalar inputs are rejected."""
+    in-place division of the output by the sum; 16-bit floats are computed in
+    float and rounded once. Scalar inputs are rejected."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: onnx.SoftmaxOp, rewriter: PatternRewriter) -> None:
-        element = float_element(op)
+    def rewrite(self, op: onnx.SoftmaxOp, rewriter: PatternRewriter) -> None:
         data = op.operands[0]
+        element = tensor_type(data).get_element_type()
         shape = shape_of(data)
         rank = len(shape)
         if rank == 0:
@@ -149,9 +153,11 @@ class SoftmaxOpLowering(RewritePattern):
         reduced = _reduced_map(rank, axes, keepdims=False)
         iterators = _iterators(rank, axes)
         input_buffer = buffer_of(rewriter, data)
-        output = alloc(rewriter, op.results[0].type)
+        result = alloc(rewriter, op.results[0].type)
+        acc = accumulator(rewriter, result)
+        output = acc.buffer
         maximum = alloc(rewriter, reduced_type)
-        fill(rewriter, op, maximum, float("-inf"))
+        fill(rewriter, op, maximum, scalar.lowest(element))
         generic(
             rewriter,
             op,
@@ -159,12 +165,12 @@ class SoftmaxOpLowering(RewritePattern):
             [maximum],
             [identity, reduced],
             iterators,
-            _accumulate(arith.MaximumfOp),
+            _accumulate(scalar.MAX),
         )
 
         def shifted_exp(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            shifted = b.insert(arith.SubfOp(args[0], args[1])).result
-            return b.insert(math.ExpOp(shifted)).result
+            x, top = widened(b, args[:2], args[2].type)
+            return scalar.EXP(b, scalar.SUB(b, x, top))
 
         generic(
             rewriter,
@@ -175,7 +181,7 @@ class SoftmaxOpLowering(RewritePattern):
             [PARALLEL] * rank,
             shifted_exp,
         )
-        total = alloc(rewriter, reduced_type)
+        total = alloc(rewriter, TensorType(accumulator_type(element), reduced_type.get_shape()))
         fill(rewriter, op, total, 0.0)
         generic(
             rewriter,
@@ -184,7 +190,7 @@ class SoftmaxOpLowering(RewritePattern):
             [total],
             [identity, reduced],
             iterators,
-            _accumulate(arith.AddfOp),
+            _accumulate(scalar.ADD),
         )
         generic(
             rewriter,
@@ -193,6 +199,7 @@ class SoftmaxOpLowering(RewritePattern):
             [output],
             [reduced, identity],
             [PARALLEL] * rank,
-            lambda b, args: b.insert(arith.DivfOp(args[1], args[0])).result,
+            lambda b, args: scalar.DIV(b, args[1], args[0]),
         )
-        replace_with_buffers(rewriter, op, [output])
+        acc.finish(rewriter, op)
+        replace_with_buffers(rewriter, op, [result])

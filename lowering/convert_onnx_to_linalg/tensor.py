@@ -15,19 +15,15 @@ import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
-    AnyFloat,
     ArrayAttr,
     DenseArrayBase,
-    FloatAttr,
     IndexType,
     IntegerAttr,
-    IntegerType,
     MemRefType,
-    Signedness,
     i64,
 )
 from xdsl.dialects.linalg.ops import IndexOp
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -38,13 +34,13 @@ from xdsl.ir.affine import (
 )
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
 )
 
 from onnxc.dialects import onnx
+from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
+    OnnxLowering,
     alloc,
     buffer_of,
     constant_value,
@@ -187,16 +183,11 @@ def _replace_with_view(rewriter: PatternRewriter, op: onnx.OnnxOp, shape: Sequen
     _replace(rewriter, op, view(rewriter, op, buffer, shape))
 
 
-class FlattenOpLowering(RewritePattern):
+class FlattenOpLowering(OnnxLowering[onnx.FlattenOp]):
     """`onnx.Flatten` -> a view as the 2-D shape (prod(shape[:axis]),
     prod(shape[axis:])); `axis` may be negative and ranges over [-rank, rank]."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: onnx.FlattenOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def rewrite(self, op: onnx.FlattenOp, rewriter: PatternRewriter) -> None:
         shape = shape_of(op.operands[0])
         axis = op.attr("axis")
         if not -len(shape) <= axis <= len(shape):
@@ -241,18 +232,13 @@ def reshape_target(
     return out
 
 
-class ReshapeOpLowering(RewritePattern):
+class ReshapeOpLowering(OnnxLowering[onnx.ReshapeOp]):
     """`onnx.Reshape` -> a view of the data buffer. A constant `shape` is checked
     with the spec's rules (0 copies a dimension unless `allowzero`, -1 is
     inferred) against the inferred type; a computed `shape` takes the inferred
     (static) output type."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: onnx.ReshapeOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def rewrite(self, op: onnx.ReshapeOp, rewriter: PatternRewriter) -> None:
         shape = constant_value(op.operands[1])
         target = shape_of(op.results[0])
         if shape is not None:
@@ -269,17 +255,12 @@ def _axes(op: onnx.OnnxOp, axes: np.ndarray, rank: int) -> list[int]:
     return normalized
 
 
-class SqueezeOpLowering(RewritePattern):
+class SqueezeOpLowering(OnnxLowering[onnx.SqueezeOp]):
     """`onnx.Squeeze` -> a view without the listed size-1 axes (all size-1 axes
     when `axes` is omitted). A constant `axes` is checked; a computed one takes
     the inferred output type."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: onnx.SqueezeOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def rewrite(self, op: onnx.SqueezeOp, rewriter: PatternRewriter) -> None:
         in_shape = shape_of(op.operands[0])
         target = list(shape_of(op.results[0]))
         axes_value = op.operands[1]
@@ -294,17 +275,12 @@ class SqueezeOpLowering(RewritePattern):
         _replace_with_view(rewriter, op, target)
 
 
-class UnsqueezeOpLowering(RewritePattern):
+class UnsqueezeOpLowering(OnnxLowering[onnx.UnsqueezeOp]):
     """`onnx.Unsqueeze` -> a view with size-1 axes inserted at `axes` (positions
     in the output, negative ones counted from its end). A constant `axes` is
     checked; a computed one takes the inferred output type."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: onnx.UnsqueezeOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def rewrite(self, op: onnx.UnsqueezeOp, rewriter: PatternRewriter) -> None:
         in_shape = list(shape_of(op.operands[0]))
         target = list(shape_of(op.results[0]))
         axes = constant_value(op.operands[1])
@@ -330,16 +306,11 @@ def _partial(expr: AffineExpr) -> AffineExpr:
     return expr
 
 
-class TransposeOpLowering(RewritePattern):
+class TransposeOpLowering(OnnxLowering[onnx.TransposeOp]):
     """`onnx.Transpose` -> a generic copy over the output, reading the input
     through the permuted map; `perm` defaults to reversing the axes."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: onnx.TransposeOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def rewrite(self, op: onnx.TransposeOp, rewriter: PatternRewriter) -> None:
         in_shape = shape_of(op.operands[0])
         rank = len(in_shape)
         perm = op.attr("perm")
@@ -359,17 +330,12 @@ class TransposeOpLowering(RewritePattern):
         _replace(rewriter, op, output)
 
 
-class ConcatOpLowering(RewritePattern):
+class ConcatOpLowering(OnnxLowering[onnx.ConcatOp]):
     """`onnx.Concat` -> one generic copy per (non-empty) input, iterating over the
     input and writing at `d_axis + offset` in the output; `axis` may be
     negative."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: onnx.ConcatOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def rewrite(self, op: onnx.ConcatOp, rewriter: PatternRewriter) -> None:
         out_shape = shape_of(op.results[0])
         rank = len(out_shape)
         if rank == 0:
@@ -417,18 +383,13 @@ def slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int]:
     return start, count
 
 
-class SliceOpLowering(RewritePattern):
+class SliceOpLowering(OnnxLowering[onnx.SliceOp]):
     """`onnx.Slice` with constant `starts`, `ends` and optional `axes` (negative
     allowed) and `steps` (negative allowed, not 0) -> a generic copy over the
     output reading `start + d * step`; bounds are clamped as the spec says.
     Computed bounds are rejected."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: onnx.SliceOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def rewrite(self, op: onnx.SliceOp, rewriter: PatternRewriter) -> None:
         data, starts_value, ends_value, axes_value, steps_value = op.operands
         in_shape = shape_of(data)
         rank = len(in_shape)
@@ -474,7 +435,7 @@ class SliceOpLowering(RewritePattern):
         _replace(rewriter, op, output)
 
 
-class GatherOpLowering(RewritePattern):
+class GatherOpLowering(OnnxLowering[onnx.GatherOp]):
     """`onnx.Gather` (any `axis`, indices of any rank) -> a generic copy over the
     output. Constant indices (negative ones normalised; out-of-range ones
     rejected) that form an arithmetic progression, such as a single index, are
@@ -482,12 +443,7 @@ class GatherOpLowering(RewritePattern):
     the body loads the data element (negative indices wrap, out-of-range ones
     are clamped so the load stays in bounds)."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: onnx.GatherOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def rewrite(self, op: onnx.GatherOp, rewriter: PatternRewriter) -> None:
         data, indices_value = op.operands
         in_shape = shape_of(data)
         rank = len(in_shape)
@@ -566,45 +522,6 @@ class GatherOpLowering(RewritePattern):
 # --- conversions -------------------------------------------------------------------
 
 
-def _is_unsigned(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and (
-        t.width.data == 1 or t.signedness.data == Signedness.UNSIGNED
-    )
-
-
-def convert(b: Builder, value: SSAValue, target: Attribute) -> SSAValue:
-    """`value` converted to element type `target` as ONNX Cast does: floats to
-    integers truncate toward zero, anything to bool is `!= 0`, integer widths
-    change by sign or zero extension (by the source's signedness) or truncation."""
-    source = value.type
-    if source == target:
-        return value
-    if isinstance(target, IntegerType) and target.width.data == 1:
-        if isinstance(source, AnyFloat):
-            zero = b.insert(arith.ConstantOp(FloatAttr(0.0, source))).result
-            return b.insert(arith.CmpfOp(value, zero, "une")).result
-        assert isinstance(source, IntegerType)
-        zero = b.insert(arith.ConstantOp(IntegerAttr(0, source))).result
-        return b.insert(arith.CmpiOp(value, zero, "ne")).result
-    if isinstance(source, AnyFloat) and isinstance(target, AnyFloat):
-        if source.bitwidth < target.bitwidth:
-            return b.insert(arith.ExtFOp(value, target)).result
-        return b.insert(arith.TruncFOp(value, target)).result
-    if isinstance(source, IntegerType) and isinstance(target, AnyFloat):
-        cast = arith.UIToFPOp if _is_unsigned(source) else arith.SIToFPOp
-        return b.insert(cast(value, target)).result
-    if isinstance(source, AnyFloat) and isinstance(target, IntegerType):
-        cast = arith.FPToUIOp if _is_unsigned(target) else arith.FPToSIOp
-        return b.insert(cast(value, target)).result
-    assert isinstance(source, IntegerType) and isinstance(target, IntegerType)
-    if source.width.data < target.width.data:
-        extend = arith.ExtUIOp if _is_unsigned(source) else arith.ExtSIOp
-        return b.insert(extend(value, target)).result
-    if source.width.data > target.width.data:
-        return b.insert(arith.TruncIOp(value, target)).result
-    return b.insert(arith.BitcastOp(value, target)).result
-
-
 def _lower_cast(rewriter: PatternRewriter, op: onnx.OnnxOp) -> None:
     source_type = memref_type(op.operands[0].type).get_element_type()
     target_type = memref_type(op.results[0].type).get_element_type()
@@ -614,33 +531,23 @@ def _lower_cast(rewriter: PatternRewriter, op: onnx.OnnxOp) -> None:
     elementwise(
         rewriter,
         op,
-        lambda b, args: convert(b, args[0], target_type),
+        lambda b, args: scalar.convert(b, args[0], target_type),
         inputs=[op.operands[0]],
     )
 
 
-class CastOpLowering(RewritePattern):
-    """`onnx.Cast` -> an elementwise conversion (see `convert`) between float,
-    integer and bool element types; a cast to the same type is the input
+class CastOpLowering(OnnxLowering[onnx.CastOp]):
+    """`onnx.Cast` -> an elementwise conversion (see `scalar.convert`) between
+    any two element types of the table; a cast to the same type is the input
     buffer. `saturate` and `round_mode` only concern 8-bit floats, which the
-    dialect does not have."""
+    table does not have yet."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: onnx.CastOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def rewrite(self, op: onnx.CastOp, rewriter: PatternRewriter) -> None:
         _lower_cast(rewriter, op)
 
 
-class CastLikeOpLowering(RewritePattern):
+class CastLikeOpLowering(OnnxLowering[onnx.CastLikeOp]):
     """`onnx.CastLike` -> as `onnx.Cast` to the element type of `target_type`."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self,
-        op: onnx.CastLikeOp,
-        rewriter: PatternRewriter,
-    ) -> None:
+    def rewrite(self, op: onnx.CastLikeOp, rewriter: PatternRewriter) -> None:
         _lower_cast(rewriter, op)

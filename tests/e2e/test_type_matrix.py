@@ -1,0 +1,332 @@
+"""Every operator onnxc lowers, over every element type its schema allows (of
+the element-type table), compared with onnxruntime on random data.
+
+One model per operator holds one node per element type, so each operator costs
+one C build. The expected values come from onnxruntime run on a one-node model
+of the same node; where onnxruntime has no kernel for that type (it implements
+fewer types than the schemas allow), from `onnx.reference`, the spec's own
+implementation. Tolerances: integers and bool exact; the operations that are
+exactly rounded in IEEE arithmetic (add, sub, mul, div, sqrt, min, max,
+comparisons, copies, casts) exact in every float type; others float32 rtol 1e-5,
+float64 rtol 1e-12 (1e-6 against onnx.reference, which computes some double
+operators in float), float16 rtol 2e-3 and bfloat16 rtol 1.6e-2 (a unit or two
+in their last place: libm and onnxruntime's own approximations differ).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+import onnxc
+from onnxc import element_types
+from onnxc.dialects.onnx import OPS
+from onnxc.dialects.onnx_base import formal_type_strings
+from onnxc.element_types import ElementType, Kind
+from onnxc.lowering.convert_onnx_to_linalg import lowerings
+
+ort = pytest.importorskip("onnxruntime")
+
+OPSET = 21
+RNG = np.random.default_rng(7)
+
+Domain = str
+"""How to draw test values: "any", "positive", "nonzero", "small" (|x| <= 3),
+"bits" (any value of the type) or "unit" (0 < x < 1)."""
+
+
+@dataclass(frozen=True)
+class In:
+    """One input of a case: its shape, how to draw it, and, for inputs that are
+    not of the swept type, their fixed element type name; `value` makes it an
+    initializer with that value."""
+
+    shape: tuple[int, ...]
+    domain: Domain = "any"
+    dtype: str | None = None
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class Case:
+    """One operator: its inputs, attributes, which type variable is swept,
+    and whether its float results are exactly rounded (compared exactly)."""
+
+    inputs: tuple[In, ...]
+    attributes: dict[str, Any] = field(default_factory=dict[str, Any])
+    type_variable: str | None = None
+    """The schema's type variable of the swept inputs (default: the first
+    input's, or the first output's)."""
+    exact: bool = False
+    outputs: int = 1
+
+
+def _values(row: ElementType, shape: tuple[int, ...], domain: Domain) -> np.ndarray:
+    if row.kind is Kind.BOOL:
+        return RNG.integers(0, 2, shape).astype(np.bool_)
+    if row.kind is Kind.FLOAT:
+        values = RNG.standard_normal(shape) * 3
+        if domain == "positive":
+            values = np.abs(values) + 0.25
+        elif domain == "nonzero":
+            values = np.where(np.abs(values) < 0.25, 1.5, values)
+        elif domain == "small":
+            values = np.clip(values, -3, 3)
+        elif domain == "unit":
+            values = RNG.uniform(0.05, 0.95, shape)
+        return values.astype(np.float32).astype(row.numpy_dtype)
+    info = np.iinfo(row.numpy_dtype)
+    if domain == "bits":
+        return RNG.integers(info.min, info.max, shape, endpoint=True, dtype=row.numpy_dtype)
+    low = 1 if domain in ("positive", "nonzero") else max(info.min, -20)
+    high = 3 if domain == "small" else min(info.max, 20)
+    values = RNG.integers(low, high, shape, endpoint=True)
+    if domain == "nonzero" and row.kind is Kind.SIGNED:
+        values = values * RNG.choice([-1, 1], shape)
+    return values.astype(row.numpy_dtype)
+
+
+def unary(domain: Domain = "any", exact: bool = False, **attributes: Any) -> Case:
+    return Case((In((2, 3, 4), domain),), attributes, exact=exact)
+
+
+def binary(domain: Domain = "any", exact: bool = False) -> Case:
+    return Case((In((2, 3, 4)), In((3, 1), domain)), exact=exact)
+
+
+CASES: dict[str, Case] = {
+    "Abs": unary(exact=True),
+    "Add": binary(exact=True),
+    "AveragePool": Case((In((1, 2, 5, 5)),), {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
+    "BatchNormalization": Case(
+        (
+            In((2, 3, 4, 4)),
+            In((3,), value="scale"),
+            In((3,), value="bias"),
+            In((3,), value="mean"),
+            In((3,), "positive", value="var"),
+        )
+    ),
+    "Cast": Case((In((2, 3), "small"),), exact=True, type_variable="T1"),
+    "CastLike": Case((In((2, 3), "small"), In((1,))), exact=True, type_variable="T1"),
+    "Clip": Case((In((2, 3, 4)), In((), value=-1), In((), value=2)), exact=True, type_variable="T"),
+    "Concat": Case((In((2, 3)), In((2, 2))), {"axis": 1}, exact=True),
+    "Constant": Case((), exact=True),
+    "Conv": Case(
+        (In((1, 2, 5, 5)), In((3, 2, 3, 3), value="w"), In((3,), value="b")), {"pads": [1, 1, 1, 1]}
+    ),
+    "Div": binary("nonzero", exact=True),
+    "Erf": unary(),
+    "Exp": unary("small"),
+    "Flatten": Case((In((2, 3, 4)),), {"axis": 1}, exact=True),
+    "Gather": Case((In((4, 3)), In((2, 2), dtype="int64", value=[[0, 3], [-1, 1]])), exact=True),
+    "Gemm": Case((In((3, 4), "small"), In((5, 4), "small"), In((5,), "small")), {"transB": 1}),
+    "GlobalAveragePool": unary(),
+    "HardSigmoid": unary(),
+    "HardSwish": unary(),
+    "Identity": unary(exact=True),
+    "LeakyRelu": unary(alpha=0.25),
+    "Log": unary("positive"),
+    "MatMul": Case((In((2, 3, 4), "small"), In((4, 5), "small"))),
+    "Max": binary(exact=True),
+    "MaxPool": Case(
+        (In((1, 2, 5, 5)),),
+        {"kernel_shape": [2, 2], "strides": [2, 2], "pads": [0, 0, 1, 1]},
+        exact=True,
+    ),
+    "Min": binary(exact=True),
+    "Mul": binary(exact=True),
+    "Neg": unary(exact=True),
+    "Pow": Case((In((2, 3), "positive"), In((3,), "small")), type_variable="T"),
+    "Reciprocal": unary("nonzero", exact=True),
+    "ReduceMean": Case((In((2, 3, 4)), In((1,), dtype="int64", value=[1])), {"keepdims": 0}),
+    "Relu": unary(exact=True),
+    "Reshape": Case((In((2, 3, 4)), In((2,), dtype="int64", value=[4, -1])), exact=True),
+    "Sigmoid": unary(),
+    "Slice": Case(
+        (
+            In((4, 5)),
+            In((2,), dtype="int64", value=[1, 0]),
+            In((2,), dtype="int64", value=[4, 5]),
+            In((2,), dtype="int64", value=[0, 1]),
+            In((2,), dtype="int64", value=[2, 2]),
+        ),
+        exact=True,
+    ),
+    "Softmax": unary(axis=1),
+    "Sqrt": unary("positive", exact=True),
+    "Squeeze": Case((In((2, 1, 3)), In((1,), dtype="int64", value=[1])), exact=True),
+    "Sub": binary(exact=True),
+    "Tanh": unary(),
+    "Transpose": Case((In((2, 3, 4)),), {"perm": [2, 0, 1]}, exact=True),
+    "Unsqueeze": Case((In((2, 3)), In((1,), dtype="int64", value=[1])), exact=True),
+}
+
+
+def swept_types(op_type: str, case: Case) -> list[ElementType]:
+    """The table's element types that the schema allows for the swept variable."""
+    schema = OPS[op_type].SCHEMA
+    formals = [*schema.inputs, *schema.outputs]
+    variable = case.type_variable or formals[0].type_str
+    formal = next(f for f in formals if f.type_str == variable)
+    allowed = formal_type_strings(schema, formal)
+    return [t for t in element_types.ELEMENT_TYPES if f"tensor({t.name})" in allowed]
+
+
+@dataclass
+class Node:
+    """One node of the per-operator model, for one element type."""
+
+    row: ElementType
+    node: onnx.NodeProto
+    inputs: list[onnx.ValueInfoProto]
+    initializers: list[onnx.TensorProto]
+    outputs: list[onnx.ValueInfoProto]
+    feeds: dict[str, np.ndarray]
+
+
+def _initializer(spec: In, row: ElementType, name: str) -> onnx.TensorProto:
+    if isinstance(spec.value, str):
+        dtype_row = row
+        array = _values(dtype_row, spec.shape, spec.domain)
+    else:
+        dtype_row = element_types.by_name(spec.dtype) if spec.dtype else row
+        assert dtype_row is not None
+        array = np.asarray(spec.value).astype(dtype_row.numpy_dtype)
+    return numpy_helper.from_array(np.asarray(array).reshape(spec.shape), name)
+
+
+def make_node(op_type: str, case: Case, row: ElementType, target: ElementType | None) -> Node:
+    """The node of `op_type` for element type `row` (and Cast target)."""
+    tag = row.name if target is None else f"{row.name}_to_{target.name}"
+    names: list[str] = []
+    inputs: list[onnx.ValueInfoProto] = []
+    initializers: list[onnx.TensorProto] = []
+    feeds: dict[str, np.ndarray] = {}
+    for k, spec in enumerate(case.inputs):
+        name = f"in{k}_{tag}"
+        names.append(name)
+        spec_row = element_types.by_name(spec.dtype) if spec.dtype else row
+        if op_type == "CastLike" and k == 1:
+            spec_row = target
+        assert spec_row is not None
+        if spec.value is not None:
+            initializers.append(_initializer(spec, spec_row, name))
+            continue
+        feeds[name] = _values(spec_row, spec.shape, spec.domain)
+        inputs.append(helper.make_tensor_value_info(name, spec_row.onnx_code, spec.shape))
+    attributes = dict(case.attributes)
+    out_row = row
+    if op_type == "Cast":
+        assert target is not None
+        attributes["to"], out_row = target.onnx_code, target
+    elif op_type == "CastLike":
+        assert target is not None
+        out_row = target
+    elif op_type == "Constant":
+        value = _values(row, (2, 3), "small")
+        attributes["value"] = numpy_helper.from_array(value, f"c_{tag}")
+    outputs = [f"out{k}_{tag}" for k in range(case.outputs)]
+    node = helper.make_node(op_type, names, outputs, name=f"{op_type}_{tag}", **attributes)
+    out_infos = [helper.make_tensor_value_info(o, out_row.onnx_code, None) for o in outputs]
+    return Node(row, node, inputs, initializers, out_infos, feeds)
+
+
+def model_of(nodes: list[Node]) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [n.node for n in nodes],
+        "matrix",
+        [i for n in nodes for i in n.inputs],
+        [o for n in nodes for o in n.outputs],
+        [t for n in nodes for t in n.initializers],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = 10
+    return onnx.shape_inference.infer_shapes(model, strict_mode=True)
+
+
+def expected(node: Node) -> tuple[list[np.ndarray], str]:
+    """The node's outputs from onnxruntime, or from onnx.reference where
+    onnxruntime cannot run it; and which one answered."""
+    model = model_of([node])
+    try:
+        session = ort.InferenceSession(
+            model.SerializeToString(), providers=["CPUExecutionProvider"]
+        )
+        return list(session.run(None, node.feeds)), "onnxruntime"
+    except Exception:  # no kernel for this type (NOT_IMPLEMENTED and kin)
+        return list(ReferenceEvaluator(model).run(None, node.feeds)), "onnx.reference"
+
+
+TOLERANCE = {"float": 1e-5, "double": 1e-12, "float16": 2e-3, "bfloat16": 1.6e-2}
+
+
+def saturated_cast(node: Node, got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """A float-to-integer Cast of values out of the target's range is undefined
+    in ONNX (onnxruntime wraps on x86); onnxc saturates and maps NaN to 0.
+    Those elements get onnxc's definition; the others keep onnxruntime's."""
+    source = next(iter(node.feeds.values()))
+    if source.dtype.kind != "f" and str(source.dtype) != "bfloat16":
+        return want
+    if got.dtype.kind not in "iu":
+        return want
+    info = np.iinfo(got.dtype)
+    truncated = np.trunc(source.astype(np.float64))
+    saturated = np.clip(np.nan_to_num(truncated, nan=0.0), info.min, info.max)
+    outside = (truncated < info.min) | (truncated > info.max)
+    return np.where(outside, saturated.astype(got.dtype), want)
+
+
+def check(op_type: str, case: Case, node: Node, got: list[np.ndarray]) -> None:
+    want, oracle = expected(node)
+    reference = oracle == "onnx.reference"
+    if op_type in ("Cast", "CastLike"):
+        want = [saturated_cast(node, got[0], np.asarray(want[0]))]
+    for g, w in zip(got, want, strict=True):
+        w = np.asarray(w)
+        label = f"{node.node.name} vs {oracle}"
+        assert g.shape == w.shape, label
+        if g.dtype.kind != "f" and str(g.dtype) != "bfloat16":
+            np.testing.assert_array_equal(g, w.astype(g.dtype), err_msg=label)
+            continue
+        g64, w64 = g.astype(np.float64), w.astype(np.float64)
+        if case.exact:
+            np.testing.assert_array_equal(g64, w64, err_msg=label)
+        else:
+            rtol = TOLERANCE[str(g.dtype) if str(g.dtype) in TOLERANCE else "float"]
+            if g.dtype == np.float32:
+                rtol = TOLERANCE["float"]
+            elif g.dtype == np.float64:
+                # onnx.reference computes some double ops (Erf, HardSwish) in float.
+                rtol = 1e-6 if reference else TOLERANCE["double"]
+            np.testing.assert_allclose(g64, w64, rtol=rtol, atol=rtol, err_msg=label)
+
+
+def nodes_of(op_type: str, case: Case) -> list[Node]:
+    types = swept_types(op_type, case)
+    if op_type in ("Cast", "CastLike"):
+        targets = [t for t in element_types.ELEMENT_TYPES]
+        return [make_node(op_type, case, row, t) for row in types for t in targets]
+    return [make_node(op_type, case, row, None) for row in types]
+
+
+def test_every_lowered_operator_is_in_the_matrix() -> None:
+    assert sorted(lowerings()) == sorted(CASES)
+
+
+@pytest.mark.parametrize("op_type", sorted(CASES))
+def test_type_matrix(op_type: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    case = CASES[op_type]
+    nodes = nodes_of(op_type, case)
+    assert nodes, f"no element type of the table is allowed for {op_type}"
+    compiled = onnxc.compile(model_of(nodes), name=f"matrix_{op_type}")
+    feeds = {k: v for n in nodes for k, v in n.feeds.items()}
+    results = compiled.run(feeds)
+    for node in nodes:
+        check(op_type, case, node, [results[o.name] for o in node.outputs])
