@@ -11,7 +11,6 @@ import pytest
 from onnx import TensorProto, helper
 
 import onnxc
-from onnxc.errors import OnnxcError
 
 ort = pytest.importorskip("onnxruntime")
 
