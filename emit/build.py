@@ -15,6 +15,7 @@ import functools
 import hashlib
 import importlib.machinery
 import importlib.util
+import math
 import os
 import re
 import subprocess
@@ -29,8 +30,16 @@ from typing import Any
 import numpy as np
 
 from onnxc import element_types
-from onnxc.emit.runner import TensorSpec, check_inputs
+from onnxc.emit.runner import (
+    ERR_CAPACITY,
+    ERR_WORKSPACE,
+    Dim,
+    TensorSpec,
+    check_inputs,
+    status_error,
+)
 from onnxc.errors import BuildError, InternalError, RunError
+from onnxc.ir_names import ARENA_ALIGN
 from onnxc.runtime_c import runtime_dir, runtime_files
 
 __all__ = ["BuildError", "CompiledC", "build_extension", "cache_dir"]
@@ -70,7 +79,7 @@ def make_cdef(header_source: str, name: str) -> str:
     """The cffi declarations of a generated header: prototypes, sizes, tables."""
     lines = [_runtime_typedefs()]
     for m in re.finditer(
-        rf"^#define ({name}_(?:WORKSPACE_SIZE|NUM_INPUTS|NUM_OUTPUTS)) (\d+)$",
+        rf"^#define ({name}_(?:WORKSPACE_SIZE|NUM_INPUTS|NUM_OUTPUTS|NUM_DIMS)) (\d+)$",
         header_source,
         re.M,
     ):
@@ -80,7 +89,9 @@ def make_cdef(header_source: str, name: str) -> str:
         f"extern const onnxc_tensor_info {name}_outputs[];",
     ]
     prototypes = re.findall(
-        rf"^int {name}_(?:run|run_with_workspace|invoke)\([^;]*\);", header_source, re.M
+        rf"^(?:int|size_t) {name}_(?:run|run_with_workspace|invoke|workspace_size)\([^;]*\);",
+        header_source,
+        re.M,
     )
     if not any(p.startswith(f"int {name}_invoke(") for p in prototypes):
         raise BuildError(f"the header of {name} declares no {name}_invoke")
@@ -182,42 +193,111 @@ def _first_error(log: str, exc: Exception) -> str:
 
 
 class CompiledC:
-    """A model loaded in-process: calls ``NAME_run`` on numpy arrays.
+    """A model loaded in-process, called through ``NAME_invoke`` on numpy arrays.
 
-    The interface (input and output names, element types, shapes) is read from
-    the compiled ``NAME_inputs`` / ``NAME_outputs`` tables."""
+    The interface (input and output names, element types, shapes with their
+    free dimensions and bounds) is read from the compiled ``NAME_inputs`` /
+    ``NAME_outputs`` tables. Each call sizes the workspace and the outputs
+    from the input shapes (``NAME_workspace_size``; an output whose size the
+    model computes gets its bound, or the size a first attempt reports), and
+    remembers the sizes that worked for those input shapes."""
 
     def __init__(self, extension: ModuleType, name: str) -> None:
         self.ffi: Any = extension.ffi
         self.lib: Any = extension.lib
         self.name = name
-        self.run = getattr(self.lib, f"{name}_run")
+        self.invoke = getattr(self.lib, f"{name}_invoke")
+        self.size_function = getattr(self.lib, f"{name}_workspace_size", None)
         num_inputs = int(getattr(self.lib, f"{name}_NUM_INPUTS"))
         num_outputs = int(getattr(self.lib, f"{name}_NUM_OUTPUTS"))
-        self.workspace_size = int(getattr(self.lib, f"{name}_WORKSPACE_SIZE"))
+        bound = getattr(self.lib, f"{name}_WORKSPACE_SIZE", None)
+        self.workspace_size: int | None = None if bound is None else int(bound)
         table_in = getattr(self.lib, f"{name}_inputs")
         table_out = getattr(self.lib, f"{name}_outputs")
         self.inputs = [self._spec(table_in[k]) for k in range(num_inputs)]
         self.outputs = [self._spec(table_out[k]) for k in range(num_outputs)]
+        self.dims = list(
+            dict.fromkeys(d for s in self.inputs for d in s.shape if isinstance(d, str))
+        )
+        """The free dimensions, in the order the C takes them (first appearance)."""
+        self._sizes: dict[tuple[tuple[int, ...], ...], tuple[int, list[int]]] = {}
 
     def _spec(self, record: Any) -> TensorSpec:
         name = self.ffi.string(record.name).decode()
         element = element_types.by_onnx_code(int(record.dtype))
         if element is None:
             raise InternalError(f"internal error: {self.name}: '{name}' has dtype {record.dtype}")
-        shape = tuple(int(record.shape[d]) for d in range(record.rank))
-        return TensorSpec(name, element, shape)
+        shape: list[Dim] = []
+        for d in range(record.rank):
+            size = int(record.shape[d])
+            dim_name = record.dim_names[d] if record.dim_names else self.ffi.NULL
+            shape.append(
+                size if size >= 0 else self.ffi.string(dim_name).decode() if dim_name else None
+            )
+        bounds = tuple(int(record.max_shape[d]) for d in range(record.rank))
+        return TensorSpec(name, element, tuple(shape), bounds)
 
-    def _pointer(self, array: np.ndarray, spec: TensorSpec) -> Any:
-        return self.ffi.from_buffer(f"{spec.element.c_type}[]", array, require_writable=False)
+    def _first_sizes(self, dims: dict[str, int]) -> tuple[int, list[int]]:
+        """Workspace bytes and output capacities to try first."""
+        if self.size_function is not None:
+            workspace = int(self.size_function(*(dims[d] for d in self.dims)))
+        else:
+            workspace = self.workspace_size or 0
+        return workspace, [s.capacity_for(dims) for s in self.outputs]
 
     def call(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run once on the inputs in order; returns the outputs in order."""
-        check_inputs(self.name, self.inputs, inputs)
-        outputs = [np.empty(s.shape, dtype=s.element.numpy_dtype) for s in self.outputs]
-        args = [self._pointer(a, s) for a, s in zip(inputs, self.inputs, strict=True)]
-        args += [self._pointer(a, s) for a, s in zip(outputs, self.outputs, strict=True)]
-        status = self.run(*args)
-        if status < 0:
-            raise RunError(f"{self.name}_run failed with status {status}")
-        return outputs
+        dims = check_inputs(self.name, self.inputs, inputs)
+        key = tuple(a.shape for a in inputs)
+        workspace_bytes, capacities = self._sizes.get(key) or self._first_sizes(dims)
+        ffi = self.ffi
+        keep: list[Any] = []
+        tensors_in = ffi.new("onnxc_tensor[]", max(1, len(inputs)))
+        for k, array in enumerate(inputs):
+            shape = ffi.new("int64_t[]", list(array.shape) or [0])
+            keep.append(shape)
+            tensors_in[k].data = ffi.cast("void *", ffi.from_buffer(array, require_writable=False))
+            tensors_in[k].capacity = array.size
+            tensors_in[k].shape = shape
+        tensors_out = ffi.new("onnxc_tensor[]", max(1, len(self.outputs)))
+        shapes = [ffi.new("int64_t[]", max(1, len(s.shape))) for s in self.outputs]
+        for _ in range(len(self.outputs) + 4):
+            buffers = [
+                np.empty(max(1, c), s.element.numpy_dtype)
+                for c, s in zip(capacities, self.outputs, strict=True)
+            ]
+            for k, (buffer, capacity) in enumerate(zip(buffers, capacities, strict=True)):
+                tensors_out[k].data = ffi.cast("void *", ffi.from_buffer(buffer))
+                tensors_out[k].capacity = capacity
+                tensors_out[k].shape = shapes[k]
+            workspace = _aligned_bytes(workspace_bytes)
+            size = ffi.new("size_t *", workspace_bytes)
+            status = self.invoke(ffi.from_buffer(workspace), size, tensors_in, tensors_out)
+            if status == ERR_WORKSPACE and size[0] > workspace_bytes:
+                workspace_bytes = int(size[0])
+                continue
+            if status == ERR_CAPACITY:
+                needed = [
+                    math.prod(int(shapes[k][d]) for d in range(len(s.shape)))
+                    for k, s in enumerate(self.outputs)
+                ]
+                grown = [max(c, n) for c, n in zip(capacities, needed, strict=True)]
+                if grown != capacities:
+                    capacities = grown
+                    continue
+            if status < 0:
+                raise status_error(self.name, status)
+            self._sizes[key] = (workspace_bytes, capacities)
+            outputs: list[np.ndarray] = []
+            for k, (buffer, spec) in enumerate(zip(buffers, self.outputs, strict=True)):
+                shape = tuple(int(shapes[k][d]) for d in range(len(spec.shape)))
+                outputs.append(buffer[: math.prod(shape)].reshape(shape))
+            return outputs
+        raise RunError(f"{self.name}: the workspace or output sizes kept growing; giving up")
+
+
+def _aligned_bytes(size: int) -> np.ndarray:
+    """`size` bytes (at least one) starting at an ONNXC_ARENA_ALIGN boundary."""
+    raw = np.empty(max(1, size) + ARENA_ALIGN, dtype=np.uint8)
+    start = -raw.ctypes.data % ARENA_ALIGN
+    return raw[start : start + max(1, size)]

@@ -2,46 +2,64 @@
 that are not the computation (weights, the tensor tables, the entry points).
 
 `print_c_files` takes a loop-level `builtin.module` holding constant
-`memref.global` weights and one `func.func` (graph inputs then outputs as
-memref arguments, no results; the planned arena as one `memref.alloc` of bytes
-tagged `onnxc.arena`) and returns the files. The function body is printed by
-`emit/c_printer.py`; this file owns everything a caller of the model sees, so
-the contract is written in one place:
+`memref.global` weights and one `func.func` (free dimensions as leading `index`
+arguments, then graph inputs and outputs as memref arguments, no results; the
+planned arena as one `memref.alloc` of bytes tagged `onnxc.arena`) and returns
+the files. The function body is printed by `emit/c_printer.py`; this file owns
+everything a caller of the model sees, so the contract is written in one
+place.
 
+A static model (every size known at compile time):
 - `NAME_run_with_workspace(workspace, inputs..., outputs...)`: one pointer per
   graph input and output, in graph order, typed by the element-type table; the
   workspace holds `NAME_WORKSPACE_SIZE` bytes aligned to `ONNXC_ARENA_ALIGN`;
 - `NAME_run(inputs..., outputs...)`: the same with a static default arena
-  (left out with `ONNXC_NO_DEFAULT_ARENA`);
-- `NAME_invoke(workspace, &workspace_size, inputs[], outputs[])`: the generic
-  form with `onnxc_tensor` descriptors, checking every size it is given;
-- `NAME_inputs[]` / `NAME_outputs[]`: name, element type, rank, shape.
-Every entry point returns `ONNXC_OK` or a negative `ONNXC_ERR_*` status.
+  (left out with `ONNXC_NO_DEFAULT_ARENA`).
+
+A model with free dimensions (or sizes computed from data) takes them first,
+as `ptrdiff_t` parameters named after the dim_params:
+- `NAME_run_with_workspace(workspace, &workspace_size, dims..., inputs...,
+  outputs...)`: `workspace_size` gives the workspace's bytes and receives the
+  bytes needed; an output whose sizes are known only at run time is an
+  `onnxc_tensor *` (data, capacity in elements, shape written by the model);
+- `NAME_workspace_size(dims...)`: the bytes the workspace needs for those
+  sizes (plus what sizes computed from data need, reported at run time);
+- `NAME_WORKSPACE_SIZE` and `NAME_run` only when every free dimension has a
+  bound (`max_dims`) and no size depends on data.
+
+Every model has `NAME_invoke(workspace, &workspace_size, inputs[], outputs[])`,
+the generic form with `onnxc_tensor` descriptors (the free dimensions come from
+the input shapes), and `NAME_inputs[]` / `NAME_outputs[]`. Every entry point
+returns `ONNXC_OK` or a negative `ONNXC_ERR_*` status.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from onnxc.dialects.onnxc import CheckOp, InputOp, OutputOp, WorkspaceOp
 from onnxc.element_types import ElementType
-from onnxc.emit.c_names import Namer, c_comment, c_string
-from onnxc.emit.c_printer import BodyPrinter, Memref
+from onnxc.emit.c_names import Namer, c_comment, c_string, sanitize
+from onnxc.emit.c_printer import BodyPrinter, Memref, mul
 from onnxc.emit.c_types import row, storage_literals
-from onnxc.emit.runner import TensorSpec
+from onnxc.emit.runner import Dim, TensorSpec
 from onnxc.errors import CEmitError
-from onnxc.ir_names import ARENA, INPUT_NAMES, OUTPUT_NAMES
+from onnxc.intervals import INFINITY, Interval, evaluate, upper_bound
+from onnxc.ir_names import ARENA, DIMS, INPUT_NAMES, MAX_DIMS, OUTPUT_NAMES
 
 __all__ = ["CParam", "PrintedC", "print_c", "print_c_files"]
 
@@ -50,14 +68,16 @@ VALUES_PER_LINE = 8
 
 @dataclass(frozen=True)
 class CParam:
-    """One graph input or output as C sees it."""
+    """One graph input or output as C sees it. `shape` holds -1 where a size
+    is known only at run time; `dim_names` the free dimension a size is (or
+    None); `max_shape` upper bounds (-1 where unbounded)."""
 
     onnx_name: str
-    """The tensor's name in the ONNX graph."""
     c_name: str
-    """The C parameter's name (sanitised, unique)."""
     element: ElementType
     shape: tuple[int, ...]
+    dim_names: tuple[str | None, ...]
+    max_shape: tuple[int, ...]
     is_input: bool
 
     @property
@@ -69,6 +89,10 @@ class CParam:
         return self.element.enum
 
     @property
+    def is_static(self) -> bool:
+        return all(d >= 0 for d in self.shape)
+
+    @property
     def numel(self) -> int:
         n = 1
         for d in self.shape:
@@ -76,22 +100,29 @@ class CParam:
         return n
 
     def declaration(self) -> str:
+        if not self.is_input and not self.is_static:
+            return f"onnxc_tensor *{self.c_name}"
         const = "const " if self.is_input else ""
         return f"{const}{self.c_type} *{self.c_name}"
 
     def spec(self) -> TensorSpec:
-        return TensorSpec(self.onnx_name, self.element, self.shape)
+        dims: list[Dim] = []
+        for size, name in zip(self.shape, self.dim_names, strict=True):
+            dims.append(size if size >= 0 else name)
+        return TensorSpec(self.onnx_name, self.element, tuple(dims), self.max_shape)
 
 
 @dataclass(frozen=True)
 class PrintedC:
     """What `print_c_files` wrote: the files by name, the graph inputs and
-    outputs as the C declares them, and `NAME_WORKSPACE_SIZE`."""
+    outputs as the C declares them, the free dimensions (C parameters, in
+    order) and `NAME_WORKSPACE_SIZE` (None when the model has no bound)."""
 
     files: dict[str, str]
     inputs: list[TensorSpec]
     outputs: list[TensorSpec]
-    workspace_size: int
+    workspace_size: int | None
+    dims: list[str]
 
 
 def _string_list(attr: Attribute | None) -> list[str] | None:
@@ -107,10 +138,8 @@ def _banner(version: str, options_comment: str, what: str) -> str:
     return "\n".join(lines) + "\n */"
 
 
-def param_list(params: Sequence[CParam], *, workspace: bool) -> str:
-    """The C parameter list of NAME_run (or NAME_run_with_workspace)."""
-    parts = (["void *workspace"] if workspace else []) + [p.declaration() for p in params]
-    return ", ".join(parts) if parts else "void"
+def _guard(lines: list[str], condition: str, status: str, indent: str = "  ") -> None:
+    lines += [f"{indent}if ({condition}) {{", f"{indent}  return {status};", f"{indent}}}"]
 
 
 class ModelPrinter:
@@ -125,17 +154,56 @@ class ModelPrinter:
         self.name = name
         self.namer = Namer(
             [f"{name}_{s}" for s in ("run", "run_with_workspace", "invoke", "arena")]
-            + [f"{name}_{s}" for s in ("inputs", "outputs")]
+            + [f"{name}_{s}" for s in ("inputs", "outputs", "workspace_size")]
+            + ["available", "needed"]
         )
         self.names: dict[SSAValue, str] = {}
         self.memrefs: dict[SSAValue, Memref] = {}
         self.global_names: dict[str, str] = {}
         self.arena_size = 0
-        self.uses_arena = False
+        self.arena_value: SSAValue | None = None
+        self.dim_names: dict[SSAValue, str] = {}
+        """The ONNX name of each free dimension's argument."""
+        self.dims = self._dims()
         self.params = self._params()
+        self.dynamic = (
+            bool(self.dims)
+            or not all(p.is_static for p in self.params)
+            or any(isinstance(op, WorkspaceOp | OutputOp) for op in self.fn.walk())
+        )
+
+    # --- the interface ------------------------------------------------------------
+
+    def _dims(self) -> list[tuple[str, SSAValue, Interval]]:
+        """The free dimensions: (C name, argument, range)."""
+        names = _string_list(self.fn.attributes.get(DIMS)) or []
+        bounds = self.fn.attributes.get(MAX_DIMS)
+        found: list[tuple[str, SSAValue, Interval]] = []
+        for name, arg in zip(names, self.fn.body.block.args, strict=False):
+            if not isinstance(arg.type, IndexType):
+                raise CEmitError(f"free dimension '{name}' is not an index argument")
+            high: float = INFINITY
+            if isinstance(bounds, DictionaryAttr):
+                bound = bounds.data.get(name)
+                if isinstance(bound, IntegerAttr):
+                    high = bound.value.data
+            c_name = self.namer.take(sanitize(name))
+            self.names[arg] = c_name
+            self.dim_names[arg] = name
+            found.append((c_name, arg, Interval(0, high)))
+        return found
+
+    def ranges(self) -> dict[SSAValue, Interval]:
+        return {arg: interval for _, arg, interval in self.dims}
+
+    def _binding(self, k: int, kind: type[InputOp] | type[OutputOp]) -> InputOp | OutputOp | None:
+        for op in self.fn.walk():
+            if isinstance(op, kind) and op.index.value.data == k:
+                return op
+        return None
 
     def _params(self) -> list[CParam]:
-        args = self.fn.body.block.args
+        args = list(self.fn.body.block.args[len(self.dims) :])
         attrs = self.fn.attributes
         in_names = _string_list(attrs.get(INPUT_NAMES))
         out_names = _string_list(attrs.get(OUTPUT_NAMES))
@@ -158,29 +226,125 @@ class ModelPrinter:
             t = arg.type
             if not isinstance(t, MemRefType):
                 raise CEmitError(f"argument {i} of @{self.fn.sym_name.data} is not a memref")
+            is_input = i < len(in_names)
+            k = i if is_input else i - len(in_names)
             shape = tuple(t.get_shape())
-            if any(d < 0 for d in shape):
-                raise CEmitError(f"argument '{onnx_name}' has a dynamic shape {t}")
+            names: list[str | None] = [None] * len(shape)
+            bounds = [d if d >= 0 else -1 for d in shape]
+            binding = self._binding(k, InputOp if is_input else OutputOp)
+            if binding is not None:
+                sizes = iter(binding.sizes)
+                result = binding.result.type
+                assert isinstance(result, MemRefType)
+                shape = tuple(result.get_shape())
+                for axis, size in enumerate(shape):
+                    if size >= 0:
+                        bounds[axis] = size
+                        continue
+                    value = next(sizes)
+                    names[axis] = self.dim_names.get(value)
+                    bound = upper_bound(value, self.ranges())
+                    bounds[axis] = -1 if bound is None else bound
+            elif any(d < 0 for d in shape):
+                raise CEmitError(f"'{onnx_name}' has sizes known at run time but no binding")
             c_name = self.namer.take(onnx_name)
             self.names[arg] = c_name
-            self.memrefs[arg] = Memref(c_name, tuple(str(d) for d in shape))
-            params.append(CParam(onnx_name, c_name, row(t.element_type), shape, i < len(in_names)))
+            if is_input or all(d >= 0 for d in shape):
+                self.memrefs[arg] = Memref(c_name, tuple(str(d) for d in shape))
+            shape = tuple(d if d >= 0 else -1 for d in shape)
+            params.append(
+                CParam(
+                    onnx_name,
+                    c_name,
+                    row(t.element_type),
+                    shape,
+                    tuple(names),
+                    tuple(bounds),
+                    is_input,
+                )
+            )
         return params
+
+    def workspace_bound(self) -> int | None:
+        """NAME_WORKSPACE_SIZE: the arena's bytes, or its upper bound; None
+        when unbounded or when sizes computed from data add to it."""
+        if not self.dynamic:
+            return self.arena_size
+        if any(isinstance(op, WorkspaceOp) for op in self.fn.walk()):
+            return None
+        if self.arena_value is None:
+            return self.arena_size
+        return upper_bound(self.arena_value, self.ranges())
 
     # --- the computation ----------------------------------------------------------
 
     def abi(self, body: BodyPrinter, op: Operation) -> bool:
-        """Print the operations that concern the interface: the arena."""
+        """Print the operations that concern the interface."""
         if isinstance(op, memref.AllocOp) and ARENA in op.attributes:
             t = op.memref.type
             assert isinstance(t, MemRefType)
-            if op.dynamic_sizes or len(t.get_shape()) != 1:
-                raise CEmitError("the arena must be a static 1-D alloc of bytes")
-            self.arena_size = t.get_shape()[0]
-            self.uses_arena = True
-            body.bind_memref(op.memref, "arena", [str(self.arena_size)])
+            if len(t.get_shape()) != 1:
+                raise CEmitError("the arena must be a 1-D alloc of bytes")
+            body.emit("unsigned char *const arena = (unsigned char *)workspace;")
+            if op.dynamic_sizes:
+                self.arena_value = op.dynamic_sizes[0]
+                size = body.expr(op.dynamic_sizes[0])
+                self._require_workspace(body, size)
+                body.bind_memref(op.memref, "arena", [size])
+            else:
+                self.arena_size = t.get_shape()[0]
+                if self.dynamic:
+                    self._require_workspace(body, str(self.arena_size))
+                body.bind_memref(op.memref, "arena", [str(self.arena_size)])
+            return True
+        if isinstance(op, InputOp):
+            t = op.result.type
+            assert isinstance(t, MemRefType)
+            body.bind_memref(op.result, self.names[op.argument], body.sizes_of(t, op.sizes))
+            return True
+        if isinstance(op, OutputOp):
+            self._bind_output(body, op)
+            return True
+        if isinstance(op, CheckOp):
+            body.emit(c_comment(op.message.data))
+            body.emit(f"if (!({body.expr(op.condition)})) {{")
+            body.emit("  return ONNXC_ERR_SHAPE;")
+            body.emit("}")
+            return True
+        if isinstance(op, WorkspaceOp):
+            self._require_workspace(body, body.expr(op.bytes))
+            return True
+        if isinstance(op, func.ReturnOp) and self.dynamic:
+            body.emit("*workspace_size = needed;")
+            body.emit("return ONNXC_OK;")
             return True
         return False
+
+    def _require_workspace(self, body: BodyPrinter, size: str) -> None:
+        body.emit(f"if (available < (size_t){size}) {{")
+        body.emit(f"  *workspace_size = (size_t){size};")
+        body.emit("  return ONNXC_ERR_WORKSPACE;")
+        body.emit("}")
+        body.emit(f"if (needed < (size_t){size}) {{")
+        body.emit(f"  needed = (size_t){size};")
+        body.emit("}")
+
+    def _bind_output(self, body: BodyPrinter, op: OutputOp) -> None:
+        t = op.result.type
+        assert isinstance(t, MemRefType)
+        param = self.names[op.argument]
+        sizes = body.sizes_of(t, op.sizes)
+        count = "1"
+        for axis, size in enumerate(sizes):
+            body.emit(f"{param}->shape[{axis}] = (int64_t){size};")
+            count = mul(count, size)
+        body.emit(f"if ({param}->capacity < (size_t)({count})) {{")
+        body.emit("  return ONNXC_ERR_CAPACITY;")
+        body.emit("}")
+        ct = row(t.element_type).c_type
+        data = self.namer.take(f"{param}_data")
+        body.emit(f"{ct} *const {data} = ({ct} *){param}->data;")
+        body.bind_memref(op.result, data, sizes)
 
     def body(self) -> list[str]:
         printer = BodyPrinter(self.namer, self.names, self.memrefs, self.global_names, self.abi)
@@ -227,84 +391,151 @@ class ModelPrinter:
             rows: list[str] = []
             params = [p for p in self.params if p.is_input == is_input]
             for k, p in enumerate(params):
-                shape = "NULL"
+                shape = names = bounds = "NULL"
                 if p.shape:
                     shape = f"{self.name}_{kind}{k}_shape"
                     dims = ", ".join(str(d) for d in p.shape)
                     out.append(f"static const int64_t {shape}[{len(p.shape)}] = {{{dims}}};")
-                names = "NULL"
-                if p.shape:
-                    names = f"{self.name}_{kind}{k}_dim_names"
-                    entries = ", ".join("NULL" for _ in p.shape)
-                    out.append(f"static const char *const {names}[{len(p.shape)}] = {{{entries}}};")
+                    bounds = shape
+                    if p.max_shape != p.shape:
+                        bounds = f"{self.name}_{kind}{k}_max_shape"
+                        dims = ", ".join(str(d) for d in p.max_shape)
+                        out.append(f"static const int64_t {bounds}[{len(p.shape)}] = {{{dims}}};")
+                    if any(p.dim_names):
+                        names = f"{self.name}_{kind}{k}_dim_names"
+                        entries = ", ".join(c_string(n) if n else "NULL" for n in p.dim_names)
+                        out.append(
+                            f"static const char *const {names}[{len(p.shape)}] = {{{entries}}};"
+                        )
                 rows.append(
                     f"  {{{c_string(p.onnx_name)}, {p.dtype_code}, {len(p.shape)}, {shape}, "
-                    f"{shape}, {names}}},"
+                    f"{bounds}, {names}}},"
                 )
             if not rows:
                 rows.append("  {NULL, ONNXC_DTYPE_UNDEFINED, 0, NULL, NULL, NULL}, /* none */")
             out += [f"const onnxc_tensor_info {self.name}_{kind}[] = {{", *rows, "};"]
         return out + [""]
 
+    def run_parameters(self, *, workspace: bool) -> str:
+        """The C parameter list of NAME_run (or NAME_run_with_workspace)."""
+        parts: list[str] = []
+        if workspace:
+            parts.append("void *workspace")
+            if self.dynamic:
+                parts.append("size_t *workspace_size")
+        parts += [f"ptrdiff_t {c_name}" for c_name, _, _ in self.dims]
+        parts += [p.declaration() for p in self.params]
+        return ", ".join(parts) if parts else "void"
+
+    def _checks(self) -> list[str]:
+        nulls = ["workspace == NULL"]
+        if self.dynamic:
+            nulls.append("workspace_size == NULL")
+        for p in self.params:
+            if not p.is_static and not p.is_input:
+                nulls.append(f"{p.c_name} == NULL || {p.c_name}->shape == NULL")
+                nulls.append(f"({p.c_name}->data == NULL && {p.c_name}->capacity > 0)")
+            elif p.is_static and p.numel:
+                nulls.append(f"{p.c_name} == NULL")
+            elif not p.is_static:
+                nulls.append(f"{p.c_name} == NULL")
+        lines: list[str] = []
+        _guard(lines, " || ".join(nulls), "ONNXC_ERR_NULL_ARG")
+        _guard(lines, "(uintptr_t)workspace % ONNXC_ARENA_ALIGN != 0", "ONNXC_ERR_MISALIGNED")
+        for c_name, _, interval in self.dims:
+            condition = f"{c_name} < 0"
+            if interval.high != INFINITY:
+                condition += f" || {c_name} > {int(interval.high)}"
+            _guard(lines, condition, "ONNXC_ERR_SHAPE")
+        if self.dynamic:
+            lines += ["  const size_t available = *workspace_size;", "  size_t needed = 0;"]
+        return lines
+
     def entry_points(self, body: list[str]) -> list[str]:
         name, params = self.name, self.params
-        checks = " || ".join(
-            ["workspace == NULL"] + [f"{p.c_name} == NULL" for p in params if p.numel]
-        )
-        args = self.fn.body.block.args
+        args = self.fn.body.block.args[len(self.dims) :]
         unused = [
-            f"  (void){p.c_name};"
-            for p, arg in zip(params, args, strict=True)
-            if p.numel == 0 and not arg.uses
+            f"  (void){p.c_name};" for p, arg in zip(params, args, strict=True) if not arg.uses
         ]
-        arena = ["  unsigned char *const arena = (unsigned char *)workspace;"]
-        return [
+        unused += [f"  (void){c};" for c, arg, _ in self.dims if not arg.uses]
+        if self.dynamic and not any(
+            isinstance(op, memref.AllocOp) and ARENA in op.attributes for op in self.fn.walk()
+        ):
+            unused.append("  (void)available;")
+        lines = [
             f"int {name}_run_with_workspace(",
-            f"    {param_list(params, workspace=True)}) {{",
-            f"  if ({checks}) {{",
-            "    return ONNXC_ERR_NULL_ARG;",
-            "  }",
-            "  if ((uintptr_t)workspace % ONNXC_ARENA_ALIGN != 0) {",
-            "    return ONNXC_ERR_MISALIGNED;",
-            "  }",
+            f"    {self.run_parameters(workspace=True)}) {{",
+            *self._checks(),
             *unused,
-            *(arena if self.uses_arena else []),
             *body,
             "}",
             "",
+            *self.workspace_size_function(),
             *self.invoke(),
+        ]
+        bound = self.workspace_bound()
+        if bound is None:
+            return lines
+        arguments = ["base"]
+        if self.dynamic:
+            arguments.append("&size")
+        arguments += [c for c, _, _ in self.dims] + [p.c_name for p in params]
+        size = [f"  size_t size = (size_t){name}_WORKSPACE_SIZE;"] if self.dynamic else []
+        return lines + [
             "#ifndef ONNXC_NO_DEFAULT_ARENA",
             "/* The default arena, over-allocated so it can be aligned at run time. */",
             f"static onnxc_arena_unit {name}_arena[({name}_WORKSPACE_SIZE + "
             "ONNXC_ARENA_ALIGN + sizeof(onnxc_arena_unit) - 1) / "
             "sizeof(onnxc_arena_unit)];",
             "",
-            f"int {name}_run({param_list(params, workspace=False)}) {{",
+            f"int {name}_run({self.run_parameters(workspace=False)}) {{",
             f"  unsigned char *base = (unsigned char *){name}_arena;",
+            *size,
             "  base += (ONNXC_ARENA_ALIGN - (uintptr_t)base % ONNXC_ARENA_ALIGN) %",
             "          ONNXC_ARENA_ALIGN;",
-            f"  return {name}_run_with_workspace("
-            + ", ".join(["base"] + [p.c_name for p in params])
-            + ");",
+            f"  return {name}_run_with_workspace(" + ", ".join(arguments) + ");",
             "}",
             "#endif /* ONNXC_NO_DEFAULT_ARENA */",
             "",
         ]
 
+    def workspace_size_function(self) -> list[str]:
+        """NAME_workspace_size(dims...): the arena's size for those sizes,
+        printed from the arithmetic that computes it (dynamic models)."""
+        if not self.dynamic:
+            return []
+        signature = ", ".join(f"ptrdiff_t {c}" for c, _, _ in self.dims) or "void"
+        head = [f"size_t {self.name}_workspace_size({signature}) {{"]
+        value = self.arena_value
+        if value is None or evaluate(value, self.ranges()) is None:
+            size = str(self.arena_size) if value is None else "0"
+            unused = [f"  (void){c};" for c, _, _ in self.dims]
+            return [*head, *unused, f"  return (size_t){size};", "}", ""]
+        slice_ops = _slice(value)
+        names = {arg: c for c, arg, _ in self.dims}
+        printer = BodyPrinter(Namer(self.namer.used), dict(names), {}, {}, lambda b, o: False)
+        for op in slice_ops:
+            printer.print_op(op)
+        used = {v for op in slice_ops for v in op.operands} | {value}
+        unused = [f"  (void){c};" for c, arg, _ in self.dims if arg not in used]
+        return [*head, *unused, *printer.lines, f"  return (size_t){printer.expr(value)};", "}", ""]
+
     def invoke(self) -> list[str]:
         """NAME_invoke: the entry point of generic drivers. Tensors come as
-        `onnxc_tensor` descriptors in NAME_inputs / NAME_outputs order; every
-        input shape and output capacity is checked, output shapes written."""
+        `onnxc_tensor` descriptors in NAME_inputs / NAME_outputs order; the
+        free dimensions are read from the input shapes; every input shape and
+        static output capacity is checked, static output shapes written."""
         ins = [p for p in self.params if p.is_input]
         outs = [p for p in self.params if not p.is_input]
         lines = [
             f"int {self.name}_invoke(void *workspace, size_t *workspace_size,",
             "    const onnxc_tensor *inputs, onnxc_tensor *outputs) {",
-            "  if (workspace_size == NULL) {",
-            "    return ONNXC_ERR_NULL_ARG;",
-            "  }",
         ]
-        if self.arena_size:
+        c_of = {self.dim_names[arg]: c for c, arg, _ in self.dims}
+        assigned: set[str] = set()
+        lines += [f"  ptrdiff_t {c} = -1;" for c, _, _ in self.dims]
+        _guard(lines, "workspace_size == NULL", "ONNXC_ERR_NULL_ARG")
+        if not self.dynamic and self.arena_size:
             lines += [
                 f"  if (*workspace_size < (size_t){self.name}_WORKSPACE_SIZE) {{",
                 f"    *workspace_size = (size_t){self.name}_WORKSPACE_SIZE;",
@@ -313,31 +544,38 @@ class ModelPrinter:
             ]
         checks = (["inputs == NULL"] if ins else []) + (["outputs == NULL"] if outs else [])
         if checks:
-            lines += [f"  if ({' || '.join(checks)}) {{", "    return ONNXC_ERR_NULL_ARG;", "  }"]
+            _guard(lines, " || ".join(checks), "ONNXC_ERR_NULL_ARG")
         lines += [f"  (void){v};" for v, ps in (("inputs", ins), ("outputs", outs)) if not ps]
         for k, p in enumerate(ins):
-            if p.shape:
-                lines.append(f"  if (inputs[{k}].shape == NULL) {{")
-                lines += ["    return ONNXC_ERR_NULL_ARG;", "  }"]
-                mismatch = " || ".join(
-                    f"inputs[{k}].shape[{d}] != {size}" for d, size in enumerate(p.shape)
-                )
-                lines += [f"  if ({mismatch}) {{", "    return ONNXC_ERR_SHAPE;", "  }"]
+            if not p.shape:
+                continue
+            _guard(lines, f"inputs[{k}].shape == NULL", "ONNXC_ERR_NULL_ARG")
+            for d, (size, dim) in enumerate(zip(p.shape, p.dim_names, strict=True)):
+                given = f"inputs[{k}].shape[{d}]"
+                if size >= 0:
+                    _guard(lines, f"{given} != {size}", "ONNXC_ERR_SHAPE")
+                elif dim is not None and dim not in assigned:
+                    assigned.add(dim)
+                    lines.append(f"  {c_of[dim]} = (ptrdiff_t){given};")
+                elif dim is not None:
+                    _guard(lines, f"{given} != (int64_t){c_of[dim]}", "ONNXC_ERR_SHAPE")
         for k, p in enumerate(outs):
+            if not p.is_static:
+                continue
             if p.shape:
-                lines.append(f"  if (outputs[{k}].shape == NULL) {{")
-                lines += ["    return ONNXC_ERR_NULL_ARG;", "  }"]
+                _guard(lines, f"outputs[{k}].shape == NULL", "ONNXC_ERR_NULL_ARG")
                 lines += [f"  outputs[{k}].shape[{d}] = {size};" for d, size in enumerate(p.shape)]
-        for k, p in enumerate(outs):
-            lines += [
-                f"  if (outputs[{k}].capacity < {p.numel}u) {{",
-                "    return ONNXC_ERR_CAPACITY;",
-                "  }",
-            ]
-        lines.append(f"  *workspace_size = (size_t){self.name}_WORKSPACE_SIZE;")
-        args = [f"(const {p.c_type} *)inputs[{k}].data" for k, p in enumerate(ins)]
-        args += [f"({p.c_type} *)outputs[{k}].data" for k, p in enumerate(outs)]
-        call = ", ".join(["workspace", *args])
+            _guard(lines, f"outputs[{k}].capacity < {p.numel}u", "ONNXC_ERR_CAPACITY")
+        if not self.dynamic:
+            lines.append(f"  *workspace_size = (size_t){self.name}_WORKSPACE_SIZE;")
+        args = ["workspace"] + (["workspace_size"] if self.dynamic else [])
+        args += [c for c, _, _ in self.dims]
+        args += [f"(const {p.c_type} *)inputs[{k}].data" for k, p in enumerate(ins)]
+        args += [
+            f"({p.c_type} *)outputs[{k}].data" if p.is_static else f"&outputs[{k}]"
+            for k, p in enumerate(outs)
+        ]
+        call = ", ".join(args)
         return [*lines, f"  return {self.name}_run_with_workspace({call});", "}", ""]
 
     def header(self, banner: str) -> str:
@@ -346,55 +584,99 @@ class ModelPrinter:
         guard = f"{name.upper()}_H_"
         n_in = sum(p.is_input for p in params)
         n_out = len(params) - n_in
-        return "\n".join(
-            [
-                banner,
-                f"#ifndef {guard}",
-                f"#define {guard}",
-                "",
-                '#include "onnxc_runtime.h"',
-                "",
-                "#ifdef __cplusplus",
-                'extern "C" {',
-                "#endif",
-                "",
-                "/* Bytes of scratch memory (the arena) one inference needs. */",
-                f"#define {name}_WORKSPACE_SIZE {self.arena_size}",
-                f"#define {name}_NUM_INPUTS {n_in}",
-                f"#define {name}_NUM_OUTPUTS {n_out}",
-                "",
-                "/* Graph inputs and outputs: name, onnxc_dtype, rank, shape. */",
-                f"extern const onnxc_tensor_info {name}_inputs[];",
-                f"extern const onnxc_tensor_info {name}_outputs[];",
-                "",
+        bound = self.workspace_bound()
+        lines = [
+            banner,
+            f"#ifndef {guard}",
+            f"#define {guard}",
+            "",
+            '#include "onnxc_runtime.h"',
+            "",
+            "#ifdef __cplusplus",
+            'extern "C" {',
+            "#endif",
+            "",
+        ]
+        if bound is not None:
+            what = "one inference needs" if not self.dynamic else "the largest sizes need"
+            lines += [f"/* Bytes of scratch memory (the arena) {what}. */"]
+            lines += [f"#define {name}_WORKSPACE_SIZE {bound}"]
+        lines += [
+            f"#define {name}_NUM_INPUTS {n_in}",
+            f"#define {name}_NUM_OUTPUTS {n_out}",
+            f"#define {name}_NUM_DIMS {len(self.dims)}",
+            "",
+            "/* Graph inputs and outputs: name, onnxc_dtype, rank, shape (-1: known at",
+            "   run time), its bounds, the free dimension each size is. */",
+            f"extern const onnxc_tensor_info {name}_inputs[];",
+            f"extern const onnxc_tensor_info {name}_outputs[];",
+            "",
+        ]
+        if bound is not None:
+            lines += [
                 "#ifndef ONNXC_NO_DEFAULT_ARENA",
                 "/* Run one inference using the built-in static arena (not reentrant).",
                 "   Returns ONNXC_OK or a negative ONNXC_ERR_* status. Define",
                 "   ONNXC_NO_DEFAULT_ARENA when building to drop it and its arena. */",
-                f"int {name}_run({param_list(params, workspace=False)});",
+                f"int {name}_run({self.run_parameters(workspace=False)});",
                 "#endif",
                 "",
+            ]
+        if self.dynamic:
+            dims = ", ".join(f"ptrdiff_t {c}" for c, _, _ in self.dims) or "void"
+            lines += [
+                f"/* Bytes of workspace {name}_run_with_workspace needs for these sizes (sizes",
+                "   computed from data may need more; the run reports it). */",
+                f"size_t {name}_workspace_size({dims});",
+                "",
+                "/* Run one inference with a caller-provided workspace aligned to",
+                "   ONNXC_ARENA_ALIGN; *workspace_size gives its bytes and receives the",
+                "   bytes needed (ONNXC_ERR_WORKSPACE when it is too small). The free",
+                "   dimensions come first; an output whose sizes are known only at run",
+                "   time is an onnxc_tensor: its shape is written, and ONNXC_ERR_CAPACITY",
+                "   returned before anything is written when its capacity is too small. */",
+            ]
+        else:
+            lines += [
                 f"/* Same, with a caller-provided arena of {name}_WORKSPACE_SIZE bytes,",
                 "   aligned to ONNXC_ARENA_ALIGN; NULL or misaligned is an error.",
                 "   Instances with separate workspaces may run concurrently. */",
-                f"int {name}_run_with_workspace({param_list(params, workspace=True)});",
-                "",
-                "/* Same, for generic drivers: tensors as onnxc_tensor descriptors in the",
-                f"   order of {name}_inputs and {name}_outputs. *workspace_size gives the",
-                "   bytes at workspace and receives the bytes needed; every input shape",
-                "   is checked (ONNXC_ERR_SHAPE), every output's shape written and its",
-                "   capacity checked (ONNXC_ERR_CAPACITY). */",
-                f"int {name}_invoke(void *workspace, size_t *workspace_size,",
-                "    const onnxc_tensor *inputs, onnxc_tensor *outputs);",
-                "",
-                "#ifdef __cplusplus",
-                "}",
-                "#endif",
-                "",
-                f"#endif /* {guard} */",
-                "",
             ]
-        )
+        lines += [
+            f"int {name}_run_with_workspace({self.run_parameters(workspace=True)});",
+            "",
+            "/* Same, for generic drivers: tensors as onnxc_tensor descriptors in the",
+            f"   order of {name}_inputs and {name}_outputs. *workspace_size gives the",
+            "   bytes at workspace and receives the bytes needed; every input shape",
+            "   is checked (ONNXC_ERR_SHAPE), every output's shape written and its",
+            "   capacity checked (ONNXC_ERR_CAPACITY). */",
+            f"int {name}_invoke(void *workspace, size_t *workspace_size,",
+            "    const onnxc_tensor *inputs, onnxc_tensor *outputs);",
+            "",
+            "#ifdef __cplusplus",
+            "}",
+            "#endif",
+            "",
+            f"#endif /* {guard} */",
+            "",
+        ]
+        return "\n".join(lines)
+
+
+def _slice(value: SSAValue) -> list[Operation]:
+    """The arith ops `value` is computed from, in program order."""
+    found: set[Operation] = set()
+    stack = [value]
+    while stack:
+        owner = stack.pop().owner
+        if isinstance(owner, Operation) and owner not in found:
+            if not owner.name.startswith("arith."):
+                raise CEmitError(f"the workspace size depends on {owner.name}")
+            found.add(owner)
+            stack.extend(owner.operands)
+    block = value.owner.parent_block() if isinstance(value.owner, Operation) else None
+    order = {op: i for i, op in enumerate(block.ops)} if block is not None else {}
+    return sorted(found, key=lambda op: order.get(op, 0))
 
 
 def print_c(
@@ -456,4 +738,5 @@ def print_c_files(
         )
     inputs = [p.spec() for p in printer.params if p.is_input]
     outputs = [p.spec() for p in printer.params if not p.is_input]
-    return PrintedC(files, inputs, outputs, printer.arena_size)
+    dims = [printer.dim_names[arg] for _, arg, _ in printer.dims]
+    return PrintedC(files, inputs, outputs, printer.workspace_bound(), dims)

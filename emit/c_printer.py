@@ -419,6 +419,10 @@ class BodyPrinter:
             return self._narrow_float_conversion(op)
         if name == "arith.bitcast":
             return self._bitcast(op)
+        if name in ("arith.index_cast", "arith.index_castui") and isinstance(result, IndexType):
+            if bits(source) == 64:  # may not fit a 32-bit ptrdiff_t: saturate
+                kind = "u" if name == "arith.index_castui" else "i"
+                return self.format(f"onnxc_index_from_{kind}64({{0}})", op)
         return None
 
     def _division(self, op: Operation) -> str:
@@ -655,7 +659,8 @@ class BodyPrinter:
 
     @print_op.register(func.ReturnOp)
     def _print_func_return(self, op: func.ReturnOp) -> None:
-        self.emit("return ONNXC_OK;")
+        if not self.abi(self, op):  # the interface may report sizes first
+            self.emit("return ONNXC_OK;")
 
     @print_op.register(affine.ApplyOp)
     def _print_affine_apply(self, op: affine.ApplyOp) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import os
 import shutil
 import subprocess
@@ -192,7 +193,7 @@ class EmulatedC:
         name: str,
         inputs: Sequence[TensorSpec],
         outputs: Sequence[TensorSpec],
-        workspace_size: int,
+        workspace_size: int | None,
         target: Target,
         *,
         timeout: float = DEFAULT_TIMEOUT,
@@ -218,17 +219,20 @@ class EmulatedC:
             for k, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
                 little = spec.element.numpy_dtype.newbyteorder("<")
                 array.astype(little, copy=False).tofile(folder / f"input{k}.bin")
+                if not spec.is_static:
+                    np.array(array.shape, dtype="<i8").tofile(folder / f"input{k}.shape")
             self._run(folder)
             outputs: list[np.ndarray] = []
             for k, spec in enumerate(self.outputs):
                 little = spec.element.numpy_dtype.newbyteorder("<")
                 values = np.fromfile(folder / f"output{k}.bin", dtype=little)
-                if values.size != spec.numel():
+                shape = tuple(int(d) for d in np.fromfile(folder / f"output{k}.shape", "<i8"))
+                if len(shape) != len(spec.shape) or values.size != math.prod(shape):
                     raise RunError(
                         f"{self.name} on {self.target.name}: output{k}.bin ('{spec.name}') holds "
-                        f"{values.size} values, expected shape {spec.shape}"
+                        f"{values.size} values for the shape {shape} of output{k}.shape"
                     )
-                outputs.append(values.reshape(spec.shape).astype(spec.element.numpy_dtype))
+                outputs.append(values.reshape(shape).astype(spec.element.numpy_dtype))
         return outputs
 
     def _run(self, folder: Path) -> None:

@@ -28,6 +28,7 @@ def _loader(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "onnx-fold-constants": _loader("onnx_fold_constants", "OnnxFoldConstantsPass"),
+    "onnx-infer-shapes": _loader("onnx_infer_shapes", "OnnxInferShapesPass"),
     "convert-onnx-to-linalg": _loader("convert_onnx_to_linalg", "ConvertOnnxToLinalgPass"),
     "fold-add-into-accumulator": _loader("fold_add_into_accumulator", "FoldAddIntoAccumulatorPass"),
     "plan-memory": _loader("plan_memory", "PlanMemoryPass"),

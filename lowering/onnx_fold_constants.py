@@ -13,11 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import onnx
-from onnx import helper, numpy_helper
 from onnx.defs import OpSchema
-from onnx.reference import ReferenceEvaluator
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, NoneType, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -33,6 +31,9 @@ from xdsl.rewriter import InsertPoint
 from onnxc.dialects import onnx as onnx_dialect
 from onnxc.dialects.constants import constant_attr, elements_to_numpy, numpy_dtype
 from onnxc.errors import OnnxcError
+from onnxc.ir_names import ONNX_NODE_NAME
+from onnxc.lowering.onnx_export import evaluate
+from onnxc.lowering.onnx_infer_shapes import has_dynamic_types, infer_function, update_signature
 
 NON_DETERMINISTIC = frozenset(
     {
@@ -46,6 +47,9 @@ NON_DETERMINISTIC = frozenset(
 )
 """Operators whose value is not a function of their inputs: never folded."""
 
+MAX_ROUNDS = 16
+"""Fold-and-infer rounds at most (each round must make some type more static)."""
+
 
 def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
     value_type = value.type
@@ -56,18 +60,20 @@ def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
 
 
 def _node_name(op: Operation) -> str:
-    name = op.attributes.get("onnx_node_name")
+    name = op.attributes.get(ONNX_NODE_NAME)
     return name.data if isinstance(name, StringAttr) else ""
 
 
 def _constant(op: Operation, array: np.ndarray, result: SSAValue) -> onnx_dialect.OnnxOp:
-    """An `onnx.Constant` of `result`'s type holding `array`, named after `op`."""
-    result_type = result.type
-    assert isinstance(result_type, TensorType)
+    """An `onnx.Constant` of `result`'s element type holding `array` (so of
+    its static shape), named after `op`."""
+    old_type = result.type
+    assert isinstance(old_type, TensorType)
+    result_type = TensorType(old_type.get_element_type(), array.shape)
     hint = result.name_hint or _node_name(op) or "folded"
     attributes: dict[str, Attribute] = {}
-    if "onnx_node_name" in op.attributes:
-        attributes["onnx_node_name"] = op.attributes["onnx_node_name"]
+    if ONNX_NODE_NAME in op.attributes:
+        attributes[ONNX_NODE_NAME] = op.attributes[ONNX_NODE_NAME]
     constant = onnx_dialect.ConstantOp.create(
         result_types=[result_type],
         properties={"value": constant_attr(array, result_type, hint)},
@@ -115,50 +121,18 @@ def _has_numpy_elements(value: SSAValue) -> bool:
     return True
 
 
-def _attribute_proto(op: onnx_dialect.OnnxOp, name: str) -> onnx.AttributeProto:
-    schema_attribute = op.SCHEMA.attributes[name]
-    value: Any = op.attr(name)
-    if isinstance(value, np.ndarray):
-        value = numpy_helper.from_array(value)
-    return helper.make_attribute(name, value, attr_type=schema_attribute.type)
-
-
-def node_proto(op: onnx_dialect.OnnxOp) -> onnx.NodeProto:
-    """A NodeProto for `op` alone: inputs `in0`, `in1`, ... (empty for `none`),
-    outputs `out0`, ... (empty for `none`), and the attributes it sets."""
-    inputs = ["" if isinstance(v.type, NoneType) else f"in{i}" for i, v in enumerate(op.operands)]
-    outputs = ["" if isinstance(r.type, NoneType) else f"out{i}" for i, r in enumerate(op.results)]
-    attributes = [
-        _attribute_proto(op, name) for name in sorted(op.SCHEMA.attributes) if name in op.properties
-    ]
-    node = helper.make_node(op.SCHEMA.name, inputs, outputs)
-    node.attribute.extend(attributes)
-    return node
-
-
-def evaluate(op: onnx_dialect.OnnxOp, inputs: list[np.ndarray | None]) -> list[Any]:
-    """Run `op` on numpy inputs (None for `none`) with onnx's reference
-    implementation; one entry per result, None for `none` results."""
-    node = node_proto(op)
-    feeds = {
-        name: array
-        for name, array in zip(node.input, inputs, strict=True)
-        if name and array is not None
-    }
-    names = [name for name in node.output if name]
-    values = ReferenceEvaluator(node).run(names, feeds)
-    by_name = dict(zip(names, values, strict=True))
-    return [by_name.get(name) if name else None for name in node.output]
-
-
 def _checked(op: onnx_dialect.OnnxOp, result: SSAValue, value: Any) -> np.ndarray:
-    """`value` as an array of `result`'s type, or an error if it is not one."""
+    """`value` as an array of `result`'s type (where its type has static
+    sizes), or an error if it is not one."""
     result_type = result.type
     assert isinstance(result_type, TensorType)
     expected_dtype = numpy_dtype(result_type.get_element_type())
     expected_shape = tuple(result_type.get_shape())
     array = np.asarray(value)
-    if array.dtype != expected_dtype or array.shape != expected_shape:
+    fits = len(array.shape) == len(expected_shape) and all(
+        e < 0 or e == a for e, a in zip(expected_shape, array.shape, strict=True)
+    )
+    if array.dtype != expected_dtype or not fits:
         raise OnnxcError(
             f"{op.node_label()}: constant folding computed a "
             f"{array.dtype} tensor of shape {list(array.shape)}, but the operation's "
@@ -290,12 +264,15 @@ class OnnxFoldConstantsPass(ModulePass):
     every `onnx.Constant` in the `value_float(s)`/`value_int(s)` forms uses `value`
     instead, and no region-free onnx operation is left with all results unused.
     The folded values come from `onnx.reference` and must match the result types
-    inferred at import, otherwise the pass fails naming the node."""
+    inferred at import, otherwise the pass fails naming the node. When types
+    have dynamic sizes, each round of folding is followed by
+    `onnx-infer-shapes`, and folding repeats while that makes a type more
+    static (a Shape of a tensor whose sizes became known folds next round)."""
 
     name = "onnx-fold-constants"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
+        walker = PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [
                     ConstantOpNormalisation(),
@@ -306,4 +283,12 @@ class OnnxFoldConstantsPass(ModulePass):
                 ]
             ),
             apply_recursively=True,
-        ).rewrite_module(op)
+        )
+        functions = [f for f in op.walk() if isinstance(f, func.FuncOp)]
+        for _ in range(MAX_ROUNDS):
+            walker.rewrite_module(op)
+            for function in functions:
+                update_signature(function)
+            dynamic = [f for f in functions if has_dynamic_types(f)]
+            if not any([infer_function(f) for f in dynamic]):
+                break

@@ -33,6 +33,7 @@ once after in-place merging, a lower bound for any placement), `greedy_by_size`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -40,11 +41,14 @@ from functools import cached_property
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
     DictionaryAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    StringAttr,
     UnitAttr,
     i8,
 )
@@ -54,10 +58,13 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc import element_types
+from onnxc.dialects.onnxc import WorkspaceOp
 from onnxc.errors import InternalError
+from onnxc.intervals import INFINITY, Interval, evaluate
 from onnxc.ir_names import ARENA as ARENA_ATTR
-from onnxc.ir_names import ARENA_ALIGN, MEMORY
+from onnxc.ir_names import ARENA_ALIGN, DIMS, MAX_DIMS, MEMORY
 from onnxc.lowering.buffer_uses import aliases, all_parallel, top_level_index, touches
+from onnxc.lowering.index_arith import IndexArith, Size
 
 
 def _aligned(n: int) -> int:
@@ -87,8 +94,13 @@ class Buffer:
 
     alloc: memref.AllocOp
     size: int
+    """Bytes: the size of a static buffer, the upper bound of a buffer whose
+    size is known only at run time (0 when unbounded)."""
     type_class: str
     touches: dict[int, list[tuple[Operation, int]]] = field(default_factory=dict)
+    kind: str = "static"
+    """"static", "dims" (its size depends only on the free dimensions) or
+    "data" (it depends on values computed at run time)."""
 
     @cached_property
     def start(self) -> int:
@@ -129,21 +141,49 @@ class Slot:
         )
 
 
+def dims_of(fn: func.FuncOp) -> dict[SSAValue, Interval]:
+    """The free dimensions of `fn` (its leading `index` arguments) and the
+    range of each: 0 to its `max_dims` bound, or unbounded."""
+    names = fn.attributes.get(DIMS)
+    bounds = fn.attributes.get(MAX_DIMS)
+    found: dict[SSAValue, Interval] = {}
+    if not isinstance(names, ArrayAttr):
+        return found
+    for arg, name in zip(fn.body.block.args, names.data, strict=False):
+        high: float = INFINITY
+        if isinstance(bounds, DictionaryAttr) and isinstance(name, StringAttr):
+            bound = bounds.data.get(name.data)
+            if isinstance(bound, IntegerAttr):
+                high = bound.value.data
+        found[arg] = Interval(0, high)
+    return found
+
+
 def find_buffers(fn: func.FuncOp) -> list[Buffer]:
-    """The top-level static allocs of `fn` and where they are touched."""
+    """The top-level allocs of `fn` (but the arena), their sizes and kinds,
+    and where they are touched."""
     body = {op: i for i, op in enumerate(fn.body.block.ops)}
+    dims = dims_of(fn)
     buffers: list[Buffer] = []
     for op in fn.body.block.ops:
-        if not isinstance(op, memref.AllocOp):
+        if not isinstance(op, memref.AllocOp) or ARENA_ATTR in op.attributes:
             continue
         t = op.memref.type
         assert isinstance(t, MemRefType)
-        if any(d < 0 for d in t.get_shape()) or ARENA_ATTR in op.attributes:
-            continue
         numel = 1
         for d in t.get_shape():
-            numel *= d
-        buffer = Buffer(op, numel * element_size(t.element_type), _type_class(t.element_type))
+            numel *= max(d, 1)
+        kind, size = "static", numel * element_size(t.element_type)
+        if op.dynamic_sizes:
+            ranges = [evaluate(v, dims) for v in op.dynamic_sizes]
+            if any(r is None for r in ranges):
+                kind, size = "data", 0
+            else:
+                kind = "dims"
+                highs = [r.high for r in ranges if r is not None]
+                bound = size * math.prod(highs)
+                size = int(bound) if math.isfinite(bound) else 0
+        buffer = Buffer(op, size, _type_class(t.element_type), kind=kind)
         for user, operand in touches(op.memref):
             index = top_level_index(user, body)
             if index is None:
@@ -158,6 +198,19 @@ def find_buffers(fn: func.FuncOp) -> list[Buffer]:
 def _is_permutation(op: GenericOp, operand: int) -> bool:
     amap = op.indexing_maps.data[operand].data
     return amap.num_dims == len(amap.results) and amap.inverse_permutation() is not None
+
+
+def _run_time_sizes(value: SSAValue) -> list[SSAValue] | None:
+    """The size operands of the op defining a buffer (None when it has no
+    such list: an argument, a collapse)."""
+    owner = value.owner
+    if isinstance(owner, memref.AllocOp):
+        return list(owner.dynamic_sizes)
+    if isinstance(owner, memref.ViewOp | memref.ReinterpretCastOp):
+        return list(owner.sizes)
+    if isinstance(owner, memref.ExpandShapeOp):
+        return list(owner.output_shape)
+    return None
 
 
 def merge_in_place(fn: func.FuncOp, buffers: Sequence[Buffer]) -> list[Slot]:
@@ -190,6 +243,7 @@ def merge_in_place(fn: func.FuncOp, buffers: Sequence[Buffer]) -> list[Slot]:
                 or not isinstance(value.type, MemRefType)
                 or not isinstance(out_type, MemRefType)
                 or value.type.get_shape() != out_type.get_shape()
+                or _run_time_sizes(value) != _run_time_sizes(op.outputs[0])
                 or value.type.element_type != out_type.element_type
                 or source.size < out.size
             ):
@@ -291,47 +345,182 @@ def _iter_funcs(module: ModuleOp) -> Iterator[func.FuncOp]:
 
 
 def plan_function(fn: func.FuncOp) -> None:
-    """Plan `fn`'s buffers into one arena and rewrite its allocs as views."""
+    """Plan `fn`'s buffers into one arena and rewrite its allocs as views.
+
+    Buffers of static size, and, when every free dimension is bounded, the
+    buffers whose size depends only on free dimensions (planned at their upper
+    bound) get constant offsets, placed by liveness with in-place reuse. When
+    some free dimension is unbounded, the latter share slots by liveness (the
+    largest of a slot's buffers decides its size, at run time) after the
+    constant part. Buffers whose size depends on data are placed last, one
+    after the other, each with a check that the workspace holds it."""
+    dims = dims_of(fn)
+    bounded = all(math.isfinite(r.high) for r in dims.values())
+    for op in list(fn.body.block.ops):
+        if isinstance(op, memref.AllocOp) and not op.memref.uses:
+            Rewriter.erase_op(op)  # never touched: nothing to plan
     buffers = [b for b in find_buffers(fn) if b.touches]
     for op in list(fn.body.block.walk()):
         if isinstance(op, memref.DeallocOp) and op.memref.owner in {b.alloc for b in buffers}:
             Rewriter.erase_op(op)  # the arena outlives the call; nothing to free
-    for op in list(fn.body.block.ops):
-        if isinstance(op, memref.AllocOp) and not op.memref.uses:
-            Rewriter.erase_op(op)  # never touched: nothing to plan
-    slots = merge_in_place(fn, buffers)
-    singles = [Slot([b]) for b in buffers]
+    fixed = [b for b in buffers if b.kind == "static" or (b.kind == "dims" and bounded)]
+    sliding = [b for b in buffers if b.kind == "dims" and not bounded]
+    data = [b for b in buffers if b.kind == "data"]
+    slots = merge_in_place(fn, fixed)
+    singles = [Slot([b]) for b in fixed]
     offsets = best_placement([slots, singles])
     size = arena_size(offsets)
     in_place = sum(len(s.buffers) - 1 for s in offsets)
+    static_buffers = [b for b in fixed if b.kind == "static"]
     fn.attributes[MEMORY] = DictionaryAttr(
         {
             "arena": IntegerAttr(size, 64),
-            "intermediates": IntegerAttr(sum(b.size for b in buffers), 64),
+            "intermediates": IntegerAttr(sum(b.size for b in fixed), 64),
             "max_live": IntegerAttr(max_live(slots), 64),
             "greedy_by_size": IntegerAttr(
-                greedy_by_size([(b.start, b.end, b.size) for b in buffers]), 64
+                greedy_by_size([(b.start, b.end, b.size) for b in static_buffers]), 64
             ),
             "in_place": IntegerAttr(in_place, 64),
         }
     )
     if not buffers:
         return
-    block = fn.body.block
-    arena = memref.AllocOp.get(i8, ARENA_ALIGN, [size])
-    arena.attributes[ARENA_ATTR] = UnitAttr()
-    arena.memref.name_hint = "arena"
-    assert block.first_op is not None
-    Rewriter.insert_op(arena, InsertPoint.before(block.first_op))
+    if len(fixed) == len(buffers) and all(b.kind == "static" for b in buffers):
+        arena = _arena(fn, size)
+        for slot, offset in offsets.items():
+            for b in slot.buffers:
+                _replace_with_view(b.alloc, arena, offset)
+        return
+    _plan_at_run_time(fn, offsets, sliding, data)
+
+
+class _Sizes(IndexArith):
+    """The byte arithmetic of a run-time plan, built after the computations
+    its operands come from."""
+
+    def __init__(self, fn: func.FuncOp, after: Operation | None) -> None:
+        super().__init__()
+        self.block = fn.body.block
+        self.after = after
+
+    def _insert(self, op: Operation, operands: Sequence[SSAValue]) -> SSAValue:
+        if self.after is None:
+            first = self.block.first_op
+            point = InsertPoint.before(first) if first else InsertPoint.at_end(self.block)
+        else:
+            point = InsertPoint.after(self.after)
+        Rewriter.insert_op(op, point)
+        self.after = op
+        return op.results[0]
+
+    def max(self, a: Size, b: Size) -> Size:
+        if a == 0 or b == 0:  # byte counts are never negative
+            return b if a == 0 else a
+        return super().max(a, b)
+
+    def bytes(self, alloc: memref.AllocOp) -> Size:
+        t = alloc.memref.type
+        assert isinstance(t, MemRefType)
+        total: Size = element_size(t.element_type)
+        for d in t.get_shape():
+            total *= max(d, 1)
+        return self.product([total, *alloc.dynamic_sizes])
+
+
+def _last_definition(fn: func.FuncOp, buffers: Sequence[Buffer]) -> Operation | None:
+    """The last top-level op defining a size operand of `buffers`."""
+    body = {op: i for i, op in enumerate(fn.body.block.ops)}
+    best: Operation | None = None
+    for b in buffers:
+        for size in b.alloc.dynamic_sizes:
+            owner = size.owner
+            if isinstance(owner, Operation) and owner in body:
+                if best is None or body[owner] > body[best]:
+                    best = owner
+    return best
+
+
+def _plan_at_run_time(
+    fn: func.FuncOp,
+    offsets: dict[Slot, int],
+    sliding: Sequence[Buffer],
+    data: Sequence[Buffer],
+) -> None:
+    """Rewrite the allocs of a plan with run-time sizes: constant offsets for
+    `offsets`, slots by liveness for `sliding`, one after the other for
+    `data`; the arena's size is what the sizes given at run time need."""
+    fixed = [b for slot in offsets for b in slot.buffers]
+    sizes = _Sizes(fn, _last_definition(fn, [*fixed, *sliding]))
+    end: Size = 0
     for slot, offset in offsets.items():
         for b in slot.buffers:
-            _replace_with_view(b.alloc, arena.memref, offset)
+            end = sizes.max(end, sizes.add(offset, sizes.bytes(b.alloc)))
+    slot_offsets: list[tuple[list[Buffer], Size]] = []
+    base = sizes.align(end, ARENA_ALIGN)
+    for members in _slots_by_liveness(sliding):
+        largest: Size = 0
+        for b in members:
+            largest = sizes.max(largest, sizes.bytes(b.alloc))
+        slot_offsets.append((members, base))
+        base = sizes.align(sizes.add(base, largest), ARENA_ALIGN)
+    end = sizes.max(end, base) if sliding else end
+    arena = _arena(fn, end)
+    for slot, offset in offsets.items():
+        for b in slot.buffers:
+            _replace_with_view(b.alloc, arena, offset)
+    for members, offset in slot_offsets:
+        for b in members:
+            _replace_with_view(b.alloc, arena, offset)
+    current = end
+    for b in sorted(data, key=lambda b: b.start):
+        here = _Sizes(fn, b.alloc.prev_op)
+        offset = here.align(current, ARENA_ALIGN)
+        current = here.add(offset, here.bytes(b.alloc))
+        Rewriter.insert_op(WorkspaceOp(here.index(current)), InsertPoint.before(b.alloc))
+        _replace_with_view(b.alloc, arena, offset)
 
 
-def _replace_with_view(alloc: memref.AllocOp, arena: SSAValue, offset: int) -> None:
-    shift = arith.ConstantOp.from_int_and_width(offset, IndexType())
-    Rewriter.insert_op(shift, InsertPoint.before(alloc))
-    view = memref.ViewOp(arena, shift, [], alloc.memref.type)
+def _slots_by_liveness(buffers: Sequence[Buffer]) -> list[list[Buffer]]:
+    """Buffers grouped into slots whose members never live at once (interval
+    coloring by start, same type class), so a slot needs its largest member's
+    bytes."""
+    slots: list[list[Buffer]] = []
+    for b in sorted(buffers, key=lambda b: (b.start, b.end)):
+        free = [s for s in slots if s[-1].end < b.start and s[-1].type_class == b.type_class]
+        if free:
+            free[0].append(b)
+        else:
+            slots.append([b])
+    return slots
+
+
+def _arena(fn: func.FuncOp, size: Size) -> SSAValue:
+    """The arena alloc of `size` bytes: first in the function when static,
+    else right after `size` is computed."""
+    block = fn.body.block
+    first = block.first_op
+    assert first is not None
+    point = InsertPoint.before(first)
+    if isinstance(size, int):
+        arena = memref.AllocOp.get(i8, ARENA_ALIGN, [size])
+    else:
+        arena = memref.AllocOp.get(i8, ARENA_ALIGN, [DYNAMIC_INDEX], dynamic_sizes=[size])
+        if isinstance(size.owner, Operation):
+            point = InsertPoint.after(size.owner)
+    arena.attributes[ARENA_ATTR] = UnitAttr()
+    arena.memref.name_hint = "arena"
+    Rewriter.insert_op(arena, point)
+    return arena.memref
+
+
+def _replace_with_view(alloc: memref.AllocOp, arena: SSAValue, offset: Size) -> None:
+    if isinstance(offset, int):
+        shift_op = arith.ConstantOp.from_int_and_width(offset, IndexType())
+        Rewriter.insert_op(shift_op, InsertPoint.before(alloc))
+        shift = shift_op.result
+    else:
+        shift = offset
+    view = memref.ViewOp(arena, shift, list(alloc.dynamic_sizes), alloc.memref.type)
     for key, value in alloc.attributes.items():
         view.attributes[key] = value
     Rewriter.replace_op(alloc, view)

@@ -30,7 +30,7 @@ from onnxc.emit.build import CompiledC, build_extension
 from onnxc.emit.c_interface import print_c_files
 from onnxc.emit.cross import EmulatedC, build_elf
 from onnxc.emit.runner import Dim, Runner, TensorSpec
-from onnxc.errors import OnnxcError, RunError
+from onnxc.errors import OnnxcError, RunError, UnsupportedError
 from onnxc.importer import ModelLike, import_model
 from onnxc.options import DEFAULT_TIMEOUT, CompileOptions
 from onnxc.pipeline import lower
@@ -52,8 +52,20 @@ class GeneratedC:
     inputs: list[TensorSpec]
     outputs: list[TensorSpec]
     input_defaults: dict[str, np.ndarray] = field(default_factory=dict[str, np.ndarray])
-    workspace_size: int = 0
-    """`NAME_WORKSPACE_SIZE`: the bytes of the planned arena."""
+    workspace_size: int | None = 0
+    """`NAME_WORKSPACE_SIZE`: the bytes of the planned arena (at the largest
+    sizes); None when some size has no bound."""
+    dims: list[str] = field(default_factory=list[str])
+    """The free dimensions, in the order the C entry points take them."""
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the workspace and every input and output have a size bound
+        (what a target without an allocator needs)."""
+        specs = [*self.inputs, *self.outputs]
+        return self.workspace_size is not None and all(
+            s.is_static or (s.bounds is not None and min(s.bounds, default=0) >= 0) for s in specs
+        )
 
     @property
     def input_names(self) -> list[str]:
@@ -117,7 +129,9 @@ def generate_with(
     `onnxc.pipeline.lower`)."""
     c_name = model_name(model, options.name)
     with released_resources():
-        imported = import_model(model, dims=options.dims, shapes=options.shapes)
+        imported = import_model(
+            model, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
+        )
         module = lower(imported.module, "loops", on_stage=on_stage)
         printed = print_c_files(
             module,
@@ -133,6 +147,7 @@ def generate_with(
         printed.outputs,
         imported.input_defaults,
         printed.workspace_size,
+        printed.dims,
     )
 
 
@@ -227,6 +242,13 @@ def compile_with(model: ModelLike, options: CompileOptions) -> CompiledModel:
     chosen = get_target(options.target)
     generated = generate_with(model, options)
     if not chosen.is_host:
+        if not generated.bounded:
+            free = ", ".join(generated.dims) or "sizes computed from data"
+            raise UnsupportedError(
+                f"{generated.name}: target {chosen.name} needs every dimension bounded, "
+                f"and {free} {'is' if len(generated.dims) == 1 else 'are'} not: bind with "
+                "dims= (--dim) or bound with max_dims= (--max-dim)"
+            )
         elf = build_elf(generated.name, generated.files, chosen, opt_level=options.opt_level)
         emulated = EmulatedC(
             elf,

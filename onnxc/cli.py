@@ -79,7 +79,9 @@ def _compile_command(args: argparse.Namespace) -> int:
 
     options = _options(args)
     if args.emit and args.emit != "c":
-        imported = import_model(args.model, dims=options.dims, shapes=options.shapes)
+        imported = import_model(
+            args.model, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
+        )
         module = lower(imported.module, args.emit) if args.emit != "import" else imported.module
         from xdsl.dialects.builtin import Builtin
         from xdsl.printer import Printer
@@ -92,7 +94,7 @@ def _compile_command(args: argparse.Namespace) -> int:
     from onnxc.report import StageFigures, make_report
 
     seen = StageFigures()
-    generated = generate_with(args.model, options, on_stage=seen)
+    generated = generate_with(args.model, options, on_stage=seen if args.report else None)
     if args.emit == "c":
         sys.stdout.write(generated.c_source)
         return 0

@@ -34,6 +34,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    DictionaryAttr,
     FloatAttr,
     IntegerAttr,
     ModuleOp,
@@ -46,10 +47,12 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from onnxc import element_types
+from onnxc.dialects import dims as tensor_dims
 from onnxc.dialects import onnx as onnx_dialect
+from onnxc.dialects.dims import Dim
 from onnxc.dialects.constants import constant_attr
 from onnxc.errors import OnnxcError, UnsupportedError
-from onnxc.ir_names import INPUT_NAMES, ONNX_NODE_NAME, OUTPUT_NAMES
+from onnxc.ir_names import DIMS, INPUT_NAMES, MAX_DIMS, ONNX_NODE_NAME, OUTPUT_NAMES
 
 ModelLike = str | os.PathLike[str] | onnx.ModelProto
 
@@ -61,8 +64,12 @@ class ImportedModel:
     module: ModuleOp
     input_names: list[str]
     output_names: list[str]
-    input_defaults: dict[str, np.ndarray] = field(default_factory=dict)
+    input_defaults: dict[str, np.ndarray] = field(default_factory=dict[str, np.ndarray])
     """Inputs that are also initializers, with the initializer as default value."""
+    free_dims: list[str] = field(default_factory=list[str])
+    """Dimensions given at run time (dim_params not bound), in input order."""
+    max_dims: dict[str, int] = field(default_factory=dict[str, int])
+    """Upper bounds of free dimensions."""
     opset: int = onnx_dialect.TARGET_OPSET
 
 
@@ -145,8 +152,9 @@ def prepare_model(
     model: onnx.ModelProto,
     dims: Mapping[str, int] | None = None,
     shapes: Mapping[str, Sequence[int]] | None = None,
-) -> onnx.ModelProto:
-    """Check, inline, upgrade, bind dimensions and infer shapes (a new proto)."""
+) -> tuple[onnx.ModelProto, list[str]]:
+    """Check, inline, upgrade, bind dimensions and infer shapes: a new proto,
+    and the free dimensions (dim_params left for run time), in order."""
     model = onnx.ModelProto.FromString(model.SerializeToString())
     try:
         onnx.checker.check_model(model)
@@ -168,13 +176,14 @@ def prepare_model(
         raise OnnxcError(
             f"the model uses opset {opset}; onnxc supports up to {onnx_dialect.TARGET_OPSET}"
         )
-    _bind_dimensions(model, dict(dims or {}), dict(shapes or {}))
+    free = _bind_dimensions(model, dict(dims or {}), dict(shapes or {}))
     try:
-        return onnx.shape_inference.infer_shapes(
+        inferred = onnx.shape_inference.infer_shapes(
             model, check_type=True, strict_mode=True, data_prop=True
         )
     except Exception as error:
         raise OnnxcError(f"shape inference failed: {_first_line(error)}") from None
+    return inferred, free
 
 
 def _default_opset(model: onnx.ModelProto) -> int:
@@ -196,7 +205,12 @@ def _reject_foreign_domains(model: onnx.ModelProto) -> None:
 
 def _bind_dimensions(
     model: onnx.ModelProto, dims: dict[str, int], shapes: dict[str, Sequence[int]]
-) -> None:
+) -> list[str]:
+    """Give each input dimension its size or symbol, in place: `shapes` fixes
+    whole input shapes, `dims` binds dim_params (everywhere they appear); an
+    unnamed or -1 input dimension gets the dim_param `INPUT_dimK`, so shape
+    inference carries it. Returns the free dimensions (dim_params left
+    unbound), in order of first appearance in the graph inputs."""
     graph = model.graph
     initializers = {t.name for t in graph.initializer}
     inputs = {i.name: i for i in graph.input}
@@ -206,54 +220,38 @@ def _bind_dimensions(
                 f"shapes names '{name}', which is not a graph input "
                 f"(inputs: {', '.join(inputs) or 'none'})"
             )
+    for name, size in dims.items():
+        if size < 0:
+            raise OnnxcError(f"dims['{name}'] is {size}; a dimension is 0 or more")
+    taken = _all_dim_params(graph)
+    free: list[str] = []
     used: set[str] = set()
-    unbound: list[str] = []
     for value in graph.input:
-        if not value.type.HasField("tensor_type"):
+        if not value.type.HasField("tensor_type") or value.name in initializers:
             continue
         tensor_type = value.type.tensor_type
         if value.name in shapes:
-            new_shape = list(shapes[value.name])
-            if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(new_shape):
-                raise OnnxcError(
-                    f"shapes['{value.name}'] has rank {len(new_shape)}, but the "
-                    f"input has rank {len(tensor_type.shape.dim)}"
-                )
-            tensor_type.shape.Clear()
-            for size in new_shape:
-                if int(size) < 0:
-                    raise OnnxcError(f"shapes['{value.name}'] has a negative size") from None
-                tensor_type.shape.dim.add().dim_value = int(size)
-            continue
-        if value.name in initializers:
+            _fix_shape(value, list(shapes[value.name]))
             continue
         if not tensor_type.HasField("shape"):
-            unbound.append(f"input '{value.name}' has no shape (pass shapes=)")
-            continue
+            raise OnnxcError(
+                f"input '{value.name}' has no shape (not even a rank): pass "
+                f"shapes={{'{value.name}': (...)}} or --shape {value.name}=..."
+            )
         for axis, dim in enumerate(tensor_type.shape.dim):
             if dim.HasField("dim_value") and dim.dim_value >= 0:
                 continue
-            if dim.HasField("dim_param") and dim.dim_param in dims:
+            if not (dim.HasField("dim_param") and dim.dim_param):
+                name = _fresh(f"{value.name}_dim{axis}", taken)
+                dim.Clear()
+                dim.dim_param = name
+            if dim.dim_param in dims:
                 used.add(dim.dim_param)
-                continue
-            if dim.HasField("dim_param") and dim.dim_param:
-                unbound.append(
-                    f"input '{value.name}' dimension {axis} '{dim.dim_param}' is "
-                    f"unbound (pass dims={{'{dim.dim_param}': N}} or --dim "
-                    f"{dim.dim_param}=N)"
-                )
-            else:
-                unbound.append(
-                    f"input '{value.name}' dimension {axis} is unknown (pass "
-                    f"shapes={{'{value.name}': (...)}} or --shape {value.name}=...)"
-                )
-    if unbound:
-        raise OnnxcError("; ".join(unbound)) from None
-    unused = sorted(set(dims) - used - _all_dim_params(graph))
+            elif dim.dim_param not in free:
+                free.append(dim.dim_param)
+    unused = sorted(set(dims) - used - taken)
     if unused:
-        raise OnnxcError(
-            f"dims names {', '.join(map(repr, unused))}, which no tensor uses"
-        ) from None
+        raise OnnxcError(f"dims names {', '.join(map(repr, unused))}, which no tensor uses")
     for value in [*graph.input, *graph.output, *graph.value_info]:
         if not value.type.HasField("tensor_type"):
             continue
@@ -262,6 +260,30 @@ def _bind_dimensions(
                 size = int(dims[dim.dim_param])
                 dim.Clear()
                 dim.dim_value = size
+    return free
+
+
+def _fix_shape(value: onnx.ValueInfoProto, shape: list[int]) -> None:
+    tensor_type = value.type.tensor_type
+    if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(shape):
+        raise OnnxcError(
+            f"shapes['{value.name}'] has rank {len(shape)}, but the "
+            f"input has rank {len(tensor_type.shape.dim)}"
+        )
+    if any(int(size) < 0 for size in shape):
+        raise OnnxcError(f"shapes['{value.name}'] has a negative size")
+    tensor_type.shape.Clear()
+    for size in shape:
+        tensor_type.shape.dim.add().dim_value = int(size)
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    """`base`, or `base_2`, ... : a name not in `taken` (which it joins)."""
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    taken.add(name)
+    return name
 
 
 def _all_dim_params(graph: onnx.GraphProto) -> set[str]:
@@ -280,10 +302,33 @@ def import_model(
     model: ModelLike,
     dims: Mapping[str, int] | None = None,
     shapes: Mapping[str, Sequence[int]] | None = None,
+    max_dims: Mapping[str, int] | None = None,
 ) -> ImportedModel:
-    """Import an ONNX model (a path or a ModelProto) into the onnx dialect."""
-    proto = prepare_model(load_model(model), dims, shapes)
-    return _GraphImporter(proto).run()
+    """Import an ONNX model (a path or a ModelProto) into the onnx dialect.
+    Dimensions not bound by `dims` or `shapes` stay free (sizes given at run
+    time); `max_dims` bounds free dimensions."""
+    proto, free = prepare_model(load_model(model), dims, shapes)
+    bounds = dict(max_dims or {})
+    for name, bound in bounds.items():
+        if name not in free:
+            raise OnnxcError(
+                f"max_dims names '{name}', which is not a free dimension "
+                f"(free: {', '.join(free) or 'none'})"
+            )
+        if bound < 0:
+            raise OnnxcError(f"max_dims['{name}'] is {bound}; a dimension is 0 or more")
+    imported = _GraphImporter(proto).run()
+    main = imported.module.body.block.first_op
+    assert isinstance(main, func.FuncOp)
+    if free:
+        main.attributes[DIMS] = ArrayAttr([StringAttr(d) for d in free])
+    if bounds:
+        main.attributes[MAX_DIMS] = DictionaryAttr(
+            {k: IntegerAttr(v, i64) for k, v in sorted(bounds.items())}
+        )
+    imported.free_dims = free
+    imported.max_dims = bounds
+    return imported
 
 
 def _node_label(node: onnx.NodeProto, index: int) -> str:
@@ -352,16 +397,15 @@ class _GraphImporter:
             raise OnnxcError(
                 f"{where}{what} '{name}' has an unknown rank after shape inference"
             ) from None
-        shape: list[int] = []
+        found: list[Dim] = []
         for axis, dim in enumerate(tensor_type.shape.dim):
-            if not dim.HasField("dim_value"):
-                symbol = f" '{dim.dim_param}'" if dim.dim_param else ""
-                raise OnnxcError(
-                    f"{where}{what} '{name}' dimension {axis}{symbol} is unknown after "
-                    "shape inference (bind input sizes with dims= or shapes=)"
-                )
-            shape.append(dim.dim_value)
-        return TensorType(element, shape)
+            if dim.HasField("dim_value"):
+                found.append(dim.dim_value)
+            elif dim.dim_param:
+                found.append(dim.dim_param)
+            else:  # a size shape inference could not name: give it one
+                found.append(f"{name}:{axis}")
+        return tensor_dims.tensor_type(element, found)
 
     def _constant(self, tensor: onnx.TensorProto) -> SSAValue:
         array = numpy_helper.to_array(tensor)

@@ -29,3 +29,11 @@ max_live, greedy_by_size, in_place)."""
 ARENA_ALIGN = 16
 """Alignment in bytes of the workspace and of every buffer in it; equals
 `ONNXC_ARENA_ALIGN` in runtime_c/onnxc_runtime.h (a test checks it)."""
+
+DIMS = "onnxc.dims"
+"""Function attribute: the names of the free dimensions (dim_params given at
+run time), in order of first appearance in the graph inputs. After
+convert-onnx-to-linalg they are the function's leading `index` arguments."""
+
+MAX_DIMS = "onnxc.max_dims"
+"""Function attribute: upper bounds of free dimensions, by name."""

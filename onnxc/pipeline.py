@@ -21,6 +21,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from onnxc.dialects.onnx import ONNX
+from onnxc.dialects.onnxc import ONNXC
 from onnxc.errors import InternalError, OnnxcError
 from onnxc.lowering import PASSES, STAGE_NAMES, STAGES
 
@@ -30,7 +31,7 @@ __all__ = ["STAGE_NAMES", "lower", "make_context", "pass_class"]
 def make_context() -> Context:
     """A context with every dialect the pipeline reads or writes."""
     ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, Linalg, Affine, ONNX):
+    for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, Linalg, Affine, ONNX, ONNXC):
         ctx.load_dialect(dialect)
     return ctx
 

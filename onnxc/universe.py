@@ -16,6 +16,12 @@ def _onnx_dialect() -> Dialect:
     return ONNX
 
 
+def _onnxc_dialect() -> Dialect:
+    from onnxc.dialects.onnxc import ONNXC
+
+    return ONNXC
+
+
 def _c_target() -> type[Target]:
     from onnxc.universe_target import CTarget
 
@@ -23,7 +29,7 @@ def _c_target() -> type[Target]:
 
 
 UNIVERSE = Universe(
-    all_dialects={"onnx": _onnx_dialect},
+    all_dialects={"onnx": _onnx_dialect, "onnxc": _onnxc_dialect},
     all_passes=dict(PASSES),
     all_targets={"c": _c_target},
 )

@@ -106,7 +106,7 @@ static inline size_t onnxc_dtype_size(int32_t dtype) {
  *   max_shape: `rank` upper bounds (equal to shape where it is static); -1
  *              where no bound is known.
  *   dim_names: `rank` names: the free dimension (a parameter of the entry
- *              points) a size is, or NULL.
+ *              points) a size is, or NULL; NULL itself when no size is one.
  * The pointers are NULL when rank is 0.
  */
 typedef struct {
@@ -171,6 +171,22 @@ static inline ptrdiff_t onnxc_floordiv(ptrdiff_t a, ptrdiff_t b) {
 static inline ptrdiff_t onnxc_ceildiv(ptrdiff_t a, ptrdiff_t b) {
   ptrdiff_t q = a / b;
   return (q * b != a && ((a < 0) == (b < 0))) ? q + 1 : q;
+}
+
+/* An int64 tensor element (a size, an index, a bound) as a ptrdiff_t,
+   saturating where ptrdiff_t is narrower (32-bit targets): INT64_MAX as a
+   slice's end stays the largest index instead of wrapping to -1. */
+static inline ptrdiff_t onnxc_index_from_i64(int64_t v) {
+#if PTRDIFF_MAX < INT64_MAX
+  return v > (int64_t)PTRDIFF_MAX ? PTRDIFF_MAX : v < (int64_t)PTRDIFF_MIN ? PTRDIFF_MIN : (ptrdiff_t)v;
+#else
+  return (ptrdiff_t)v;
+#endif
+}
+
+/* The same for a uint64 element. */
+static inline ptrdiff_t onnxc_index_from_u64(uint64_t v) {
+  return v > (uint64_t)PTRDIFF_MAX ? PTRDIFF_MAX : (ptrdiff_t)v;
 }
 
 /* Modulo with the sign of the divisor (b > 0 gives 0 <= r < b). */

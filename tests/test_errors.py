@@ -46,16 +46,23 @@ def test_missing_file(tmp_path):
         onnxc.compile(tmp_path / "absent.onnx")
 
 
-def test_unbound_dimension_names_it():
+def test_free_dimension_stays_free():
+    model = onnxc.compile(_relu_model())
+    assert model.input_shapes == [("N", 4)] and model.output_shapes == [("N", 4)]
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(model(x)[0], np.maximum(x, 0))
+
+
+def test_unnamed_dimension_is_named_after_its_input():
+    model = onnxc.compile(_relu_model(shape=(None, 4)))
+    assert model.input_shapes == [("x_dim0", 4)]
+
+
+def test_mcu_target_needs_bounded_dimensions():
     with pytest.raises(OnnxcError) as error:
-        onnxc.compile(_relu_model())
+        onnxc.compile(_relu_model(), target="cortex-m4")
     message = _one_line(error)
-    assert "'N'" in message and "dims=" in message
-
-
-def test_unknown_dimension_names_the_input():
-    with pytest.raises(OnnxcError, match="input 'x' dimension 0 is unknown"):
-        onnxc.compile(_relu_model(shape=(None, 4)))
+    assert "N is not" in message and "max_dims=" in message
 
 
 def test_dims_for_unknown_symbol():

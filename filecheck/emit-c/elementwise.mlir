@@ -30,7 +30,7 @@ func.func @main(%x: memref<2x3xf32>, %z: memref<6xf32>) attributes {onnxc.input_
 // CHECK:      static const float bias[3] ONNXC_WEIGHT_ATTRIBUTES = {
 // CHECK-NEXT:   0.5f, (-2.0f), 0.00100000005f,
 // CHECK-NEXT: };
-// CHECK:      {"input.1", ONNXC_DTYPE_FLOAT, 2, model_inputs0_shape, model_inputs0_shape, model_inputs0_dim_names},
+// CHECK:      {"input.1", ONNXC_DTYPE_FLOAT, 2, model_inputs0_shape, model_inputs0_shape, NULL},
 // CHECK:      int model_run_with_workspace(
 // CHECK-NEXT:     void *workspace, const float *input_1, float *out) {
 // CHECK:        unsigned char *const arena = (unsigned char *)workspace;

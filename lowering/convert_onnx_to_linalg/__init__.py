@@ -1,11 +1,17 @@
 """`convert-onnx-to-linalg`: onnx operations on tensors -> linalg on buffers.
 
-Preconditions: every function holds `onnx.*` operations over statically shaped
-tensors (as the importer produces them, possibly simplified by onnx-level passes).
+Preconditions: every function holds `onnx.*` operations over tensors (as the
+importer produces them, possibly simplified by onnx-level passes); a dynamic
+dimension's symbol is in the tensor type (`dialects/dims.py`) and the free
+dimensions are listed in the function's `onnxc.dims`.
 
-Postconditions: no `onnx.*` operation and no tensor is left. Functions take their
-inputs and then their outputs as memref arguments and return nothing
-(destination-passing style); each intermediate is a `memref.alloc`; constants are
+Postconditions: no `onnx.*` operation and no tensor is left. Functions take the
+free dimensions as leading `index` arguments, then their inputs and outputs as
+memref arguments, and return nothing (destination-passing style); a dynamic
+input or output is seen through `onnxc.input` / `onnxc.output`, which give it
+its sizes; sizes known only at run time are `index` arithmetic (see
+`shapes.py`), checked with `onnxc.check` where the model could disagree with
+them; each intermediate is a `memref.alloc`; constants are
 `memref.global`s read with `memref.get_global`; computation is `linalg.generic`
 (and other structured linalg operations), each tagged with the ONNX node it comes
 from in `onnxc.comment`. Reshapes are `memref.collapse_shape`/`expand_shape` views.
@@ -26,8 +32,11 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
+    ArrayAttr,
     FunctionType,
+    IndexType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -43,11 +52,19 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc.dialects import onnx
+from onnxc.dialects.onnxc import InputOp, OutputOp
 from onnxc.errors import InternalError, UnsupportedError
-from onnxc.ir_names import COMMENT
-from onnxc.lowering.convert_onnx_to_linalg.common import PARALLEL, OnnxLowering, memref_type
+from onnxc.ir_names import COMMENT, DIMS
+from onnxc.lowering.convert_onnx_to_linalg.common import (
+    PARALLEL,
+    LoweringContext,
+    OnnxLowering,
+    memref_type,
+)
+from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 
 
 def lowerings() -> dict[str, type[OnnxLowering[Any]]]:
@@ -67,23 +84,44 @@ def lowerings() -> dict[str, type[OnnxLowering[Any]]]:
     return dict(sorted(found.items()))
 
 
-def collect_patterns() -> list[RewritePattern]:
+def collect_patterns(context: LoweringContext) -> list[RewritePattern]:
     """One instance of every lowering pattern of this package."""
-    return [pattern() for pattern in lowerings().values()]
+    return [pattern(context) for pattern in lowerings().values()]
 
 
-def _convert_signature(function: func.FuncOp) -> list[SSAValue]:
-    """Turn tensor arguments into buffers and add one output buffer per result;
-    returns the output buffers."""
+def _free_dims(function: func.FuncOp) -> list[str]:
+    names = function.attributes.get(DIMS)
+    if not isinstance(names, ArrayAttr):
+        return []
+    return [n.data for n in names.data if isinstance(n, StringAttr)]
+
+
+def _convert_signature(function: func.FuncOp) -> tuple[list[SSAValue], Shapes]:
+    """Turn tensor arguments into buffers, the free dimensions into leading
+    `index` arguments, and add one output buffer per result; returns the
+    output buffers and the function's `Shapes`. An input with dynamic sizes is
+    seen through `onnxc.input`, which gives it the free dimensions' values."""
     block = function.body.block
-    for index, arg in enumerate(list(block.args)):
-        if not isinstance(arg.type, TensorType):
-            continue
+    free = _free_dims(function)
+    for position, name in enumerate(free):
+        dim = block.insert_arg(IndexType(), position)
+        dim.name_hint = sanitize_hint(name)
+    shapes = Shapes(function, free)
+    first = block.first_op
+    point = InsertPoint.before(first) if first else InsertPoint.at_end(block)
+    inputs = [a for a in block.args[len(free) :] if isinstance(a.type, TensorType)]
+    for number, arg in enumerate(inputs):
+        index = arg.index
         buffer = block.insert_arg(memref_type(arg.type), index)
         buffer.name_hint = arg.name_hint
-        cast = UnrealizedConversionCastOp.get([buffer], [arg.type])
-        first = block.first_op
-        block.insert_op_before(cast, first) if first else block.add_op(cast)
+        view: SSAValue = buffer
+        if any(size < 0 for size in memref_type(arg.type).get_shape()):
+            sizes = [s for s in shapes.sizes(arg) if isinstance(s, SSAValue)]
+            bound = InputOp(buffer, sizes, number, buffer.type)
+            Rewriter.insert_op(bound, point)
+            view = bound.result
+        cast = UnrealizedConversionCastOp.get([view], [arg.type])
+        Rewriter.insert_op(cast, point)
         arg.replace_all_uses_with(cast.results[0])
         block.erase_arg(arg)
     outputs: list[SSAValue] = []
@@ -92,42 +130,61 @@ def _convert_signature(function: func.FuncOp) -> list[SSAValue]:
         out.name_hint = f"out{index}"
         outputs.append(out)
     function.function_type = FunctionType.from_lists([a.type for a in block.args], [])
-    return outputs
+    return outputs, shapes
 
 
-def _finish_returns(function: func.FuncOp, outputs: list[SSAValue]) -> None:
+def _finish_returns(function: func.FuncOp, outputs: list[SSAValue], shapes: Shapes) -> None:
     """Write results into the output buffers: a result computed into a fresh
     buffer is computed into the output buffer instead; anything else (an input, a
-    weight, a view, a result returned twice) is copied."""
+    weight, a view, a result returned twice) is copied. An output with dynamic
+    sizes is bound to the sizes the model computed with `onnxc.output`."""
     block = function.body.block
     ret = block.last_op
     assert isinstance(ret, func.ReturnOp)
     claimed: set[Operation] = set()
-    for value, out in zip(list(ret.arguments), outputs, strict=True):
+    for number, (value, out) in enumerate(zip(list(ret.arguments), outputs, strict=True)):
         buffer = _buffer_behind(value)
         source = buffer.owner
-        if (
-            isinstance(source, memref.AllocOp)
-            and source not in claimed
-            and source.memref.type == out.type
-        ):
+        dynamic = any(size < 0 for size in memref_type(out.type).get_shape())
+        fresh = isinstance(source, memref.AllocOp) and source not in claimed
+        if fresh and isinstance(source, memref.AllocOp) and not dynamic:
+            if source.memref.type == out.type:
+                claimed.add(source)
+                source.memref.replace_all_uses_with(out)
+                Rewriter.erase_op(source)
+                continue
+        if fresh and isinstance(source, memref.AllocOp) and dynamic:
             claimed.add(source)
-            source.memref.replace_all_uses_with(out)
-            source.detach()
-            source.erase()
+            bound = OutputOp(out, list(source.dynamic_sizes), number, source.memref.type)
+            Rewriter.replace_op(source, bound)
             continue
+        target = out
+        if dynamic:
+            sizes = shapes.sizes(buffer)
+            shape = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+            t = MemRefType(memref_type(out.type).get_element_type(), shape)
+            operands = [s for s in sizes if isinstance(s, SSAValue)]
+            bound = OutputOp(out, operands, number, t)
+            Rewriter.insert_op(bound, InsertPoint.before(ret))
+            target = bound.result
         rank = len(memref_type(out.type).get_shape())
         identity = AffineMapAttr(AffineMap.identity(rank))
         body = Block(arg_types=[memref_type(out.type).get_element_type()] * 2)
         body.add_op(linalg_ops.YieldOp(body.args[0]))
         copy = linalg_ops.GenericOp(
-            [buffer], [out], Region(body), [identity, identity], [PARALLEL] * rank
+            [buffer], [target], Region(body), [identity, identity], [PARALLEL] * rank
         )
         copy.attributes[COMMENT] = StringAttr("copy to graph output")
         block.insert_op_before(copy, ret)
     block.insert_op_before(func.ReturnOp(), ret)
     ret.detach()
     ret.erase()
+
+
+def sanitize_hint(name: str) -> str:
+    """An SSA name hint from a dimension's name."""
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return cleaned if cleaned and not cleaned[0].isdigit() else "d" + cleaned
 
 
 def _buffer_behind(value: SSAValue) -> SSAValue:
@@ -195,12 +252,13 @@ class ConvertOnnxToLinalgPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         functions = [f for f in op.walk() if isinstance(f, func.FuncOp)]
-        outputs = {f: _convert_signature(f) for f in functions}
+        converted = {f: _convert_signature(f) for f in functions}
+        context = LoweringContext({f: shapes for f, (_, shapes) in converted.items()})
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(collect_patterns()),
+            GreedyRewritePatternApplier(collect_patterns(context)),
             apply_recursively=False,
         ).rewrite_module(op)
         _check_converted(op)
-        for function, outs in outputs.items():
-            _finish_returns(function, outs)
+        for function, (outs, shapes) in converted.items():
+            _finish_returns(function, outs, shapes)
         _remove_casts(op)

@@ -20,9 +20,11 @@ from typing import Any, ClassVar, Generic, TypeVar, cast, get_args, get_origin
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects import memref
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AffineMapAttr,
+    IndexType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -41,9 +43,12 @@ from xdsl.traits import SymbolTable
 from onnxc import element_types
 from onnxc.dialects import onnx
 from onnxc.dialects.constants import dense_attr, elements_to_numpy, numpy_dtype
-from onnxc.errors import UnsupportedError
+from onnxc.dialects.onnxc import CheckOp
+from onnxc.errors import InternalError, UnsupportedError
 from onnxc.ir_names import COMMENT
 from onnxc.lowering.convert_onnx_to_linalg.scalar import constant_ops, convert
+from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
+from onnxc.lowering.index_arith import Size
 
 PARALLEL = IteratorTypeAttr.parallel()
 REDUCTION = IteratorTypeAttr.reduction()
@@ -57,13 +62,35 @@ value(s) to yield."""
 OpT = TypeVar("OpT", bound=onnx.OnnxOp)
 
 
+@dataclass
+class LoweringContext:
+    """What the patterns of one run of the pass share: the `Shapes` of each
+    function being lowered."""
+
+    shapes: dict[Operation, Shapes]
+
+    def shapes_of(self, op: Operation) -> Shapes:
+        parent = op.parent_op()
+        while parent is not None and parent not in self.shapes:
+            parent = parent.parent_op()
+        if parent is None:
+            raise UnsupportedError(f"{op.name} is outside any function being lowered")
+        return self.shapes[parent]
+
+
 class OnnxLowering(RewritePattern, Generic[OpT]):
     """Base of the convert-onnx-to-linalg patterns: lowers the operations of one
     class, `source` (taken from the type argument, `OnnxLowering[onnx.ConvOp]`,
     or set by the subclass), with `rewrite`. The pass collects every subclass
-    that has a `source`, so the lowered operators are known by class."""
+    that has a `source`, so the lowered operators are known by class. While
+    `rewrite` runs, `shapes` holds the sizes of the function being lowered,
+    building run-time size arithmetic before the op being rewritten."""
 
     source: ClassVar[type[onnx.OnnxOp]]
+    shapes: Shapes
+
+    def __init__(self, context: LoweringContext) -> None:
+        self.context = context
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -75,7 +102,25 @@ class OnnxLowering(RewritePattern, Generic[OpT]):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, self.source):
+            self.shapes = self.context.shapes_of(op)
+            self.shapes.use(rewriter)
             self.rewrite(cast(OpT, op), rewriter)
+
+    def replace(
+        self, rewriter: PatternRewriter, op: Operation, buffers: Sequence[SSAValue | None]
+    ) -> None:
+        """`replace_with_buffers`, first binding the symbols of `op`'s results
+        that are not bound yet to their buffers' sizes."""
+        for result, buffer in zip(op.results, buffers, strict=True):
+            if buffer is not None and isinstance(result.type, TensorType):
+                self.shapes.result_sizes(result, self.shapes.sizes(buffer))
+        replace_with_buffers(rewriter, op, buffers)
+
+    def result_buffer(
+        self, rewriter: PatternRewriter, result: SSAValue, computed: Sequence[Size]
+    ) -> SSAValue:
+        """A new buffer for `result`, of the sizes `result_sizes` gives it."""
+        return alloc(rewriter, result.type, self.shapes.result_sizes(result, computed))
 
     def rewrite(self, op: OpT, rewriter: PatternRewriter) -> None:
         raise NotImplementedError(type(self).__name__)
@@ -84,6 +129,12 @@ class OnnxLowering(RewritePattern, Generic[OpT]):
 def unsupported(op: onnx.OnnxOp, what: str) -> UnsupportedError:
     """The error for a case `op`'s pattern does not lower, naming the node."""
     return UnsupportedError(f"{op.node_label()}: {what}")
+
+
+def check(rewriter: PatternRewriter, op: Operation, condition: SSAValue, what: str) -> None:
+    """A run-time check that `condition` holds (ONNXC_ERR_SHAPE otherwise),
+    described as `what` of `op`'s node."""
+    rewriter.insert(CheckOp(condition, f"{comment_for(op).data}: {what}"))
 
 
 def comment_for(op: Operation) -> StringAttr:
@@ -151,11 +202,20 @@ def replace_with_buffers(
     rewriter.erase(op)
 
 
-def alloc(rewriter: PatternRewriter, value_type: Attribute) -> SSAValue:
-    """A new buffer for a value of `value_type` (a tensor or memref type)."""
-    op = memref.AllocOp.get(
-        memref_type(value_type).get_element_type(), shape=shape_of_type(value_type)
-    )
+def alloc(
+    rewriter: PatternRewriter, value_type: Attribute, sizes: Sequence[Size] | None = None
+) -> SSAValue:
+    """A new buffer for a value of `value_type` (a tensor or memref type), of
+    `sizes` (which a type with dynamic dimensions needs)."""
+    element = memref_type(value_type).get_element_type()
+    if sizes is None:
+        shape = shape_of_type(value_type)
+        if any(size < 0 for size in shape):
+            raise InternalError(f"internal error: allocating {value_type} without its sizes")
+        sizes = list(shape)
+    shape = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+    dynamic = [s for s in sizes if isinstance(s, SSAValue)]
+    op = memref.AllocOp.get(element, shape=shape, dynamic_sizes=dynamic)
     rewriter.insert(op)
     return op.memref
 
@@ -177,18 +237,28 @@ def identity_map(rank: int) -> AffineMap:
     return AffineMap.identity(rank)
 
 
-def broadcast_map(input_shape: Sequence[int], output_shape: Sequence[int]) -> AffineMap:
+def broadcast_map(
+    input_shape: Sequence[Size], output_shape: Sequence[Size], op: onnx.OnnxOp | None = None
+) -> AffineMap:
     """The indexing map reading an input multidirectionally broadcast to
     `output_shape` (numpy rules: shapes aligned at the right, size-1 dims
-    repeat)."""
+    repeat). Run-time sizes must be the same value as the output's (equal
+    symbols): one that may or may not be 1 is rejected, naming `op`."""
     rank = len(output_shape)
     offset = rank - len(input_shape)
     results: list[AffineExpr] = []
     for axis, size in enumerate(input_shape):
-        if size == 1 and output_shape[offset + axis] != 1:
+        out = output_shape[offset + axis]
+        if size == 1 and out != 1:
             results.append(AffineConstantExpr(0))
-        else:
+        elif size is out or isinstance(size, int) and isinstance(out, int) or size == out:
             results.append(AffineDimExpr(offset + axis))
+        else:
+            where = f"{op.node_label()}: " if op is not None else ""
+            raise UnsupportedError(
+                f"{where}a dimension known only at run time may broadcast (it may be 1); "
+                "bind it with dims= or shapes="
+            )
     return AffineMap(rank, 0, tuple(results))
 
 
@@ -250,29 +320,112 @@ def element_type(value: SSAValue) -> Attribute:
 
 def elementwise(
     rewriter: PatternRewriter,
+    shapes: Shapes,
     op: onnx.OnnxOp,
     body: BodyBuilder,
     inputs: Sequence[SSAValue] | None = None,
 ) -> None:
-    """Lower `op` as an elementwise map of its inputs (broadcast to its single
-    result's shape) into a new buffer, and replace it."""
+    """Lower `op` as an elementwise map of its inputs (multidirectionally
+    broadcast to its single result's shape) into a new buffer, and replace it."""
     tensors = list(op.operands if inputs is None else inputs)
-    result_type = op.results[0].type
-    out_shape = shape_of_type(result_type)
+    result = op.results[0]
+    in_sizes = [shapes.sizes(t) for t in tensors]
+    computed = broadcast_sizes(shapes, in_sizes, len(shape_of(result)))
+    output = alloc(rewriter, result.type, shapes.result_sizes(result, computed))
+    broadcast_into(rewriter, shapes, op, body, tensors, output)
+    replace_with_buffers(rewriter, op, [output])
+
+
+def broadcast_sizes(shapes: Shapes, in_sizes: Sequence[Sequence[Size]], rank: int) -> list[Size]:
+    """The sizes inputs of `in_sizes` broadcast to (numpy rules, at `rank`)."""
+    computed: list[Size] = []
+    for axis in range(rank):
+        size: Size = 1
+        for sizes in in_sizes:
+            offset = rank - len(sizes)
+            if axis >= offset:
+                size = shapes.broadcast(size, sizes[axis - offset])
+        computed.append(size)
+    return computed
+
+
+def broadcast_into(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    body: BodyBuilder,
+    tensors: Sequence[SSAValue],
+    output: SSAValue,
+) -> None:
+    """Write `body` of `tensors` (broadcast to `output`'s sizes) into `output`.
+
+    An input dimension that is 1 repeats and one equal to the output's (the
+    same size or symbol) is read as is, through the generic's indexing map.
+    One that may or may not be 1, which only the sizes given at run time tell,
+    is read in the body at `size == 1 ? 0 : index`, after a check that it is 1
+    or the output's size."""
+    out_sizes = shapes.sizes(output)
+    rank = len(out_sizes)
+    in_sizes = [shapes.sizes(t) for t in tensors]
     buffers = [buffer_of(rewriter, t) for t in tensors]
-    output = alloc(rewriter, result_type)
-    maps = [broadcast_map(shape_of(b), out_shape) for b in buffers]
-    maps.append(identity_map(len(out_shape)))
+    mapped: list[int] = []
+    maps: list[AffineMap] = []
+    runtime: dict[int, list[bool]] = {}
+    for k, sizes in enumerate(in_sizes):
+        offset = rank - len(sizes)
+        results: list[AffineExpr] = []
+        ambiguous: list[bool] = []
+        for j, size in enumerate(sizes):
+            out = out_sizes[offset + j]
+            if shapes.same(size, out):
+                results.append(AffineDimExpr(offset + j))
+                ambiguous.append(False)
+            elif size == 1:
+                results.append(AffineConstantExpr(0))
+                ambiguous.append(False)
+            elif isinstance(size, int) and isinstance(out, int):
+                raise unsupported(op, f"input {k} of size {size} does not broadcast to {out}")
+            else:
+                ambiguous.append(True)
+                fits = shapes.either(shapes.equal(size, 1), shapes.equal(size, out))
+                check(rewriter, op, fits, f"input {k} broadcasts")
+        if any(ambiguous):
+            runtime[k] = ambiguous
+        else:
+            mapped.append(k)
+            maps.append(AffineMap(rank, 0, tuple(results)))
+    maps.append(identity_map(rank))
+
+    def gathered(b: Builder, args: Sequence[SSAValue]) -> SSAValue | Sequence[SSAValue]:
+        values: dict[int, SSAValue] = dict(zip(mapped, args, strict=False))
+        if runtime:
+            loop = [b.insert(linalg_ops.IndexOp(d)).result for d in range(rank)]
+            zero = b.insert(arith.ConstantOp.from_int_and_width(0, IndexType())).result
+            for k, ambiguous in runtime.items():
+                offset = rank - len(in_sizes[k])
+                indices: list[SSAValue] = []
+                for j, unknown in enumerate(ambiguous):
+                    if not unknown and in_sizes[k][j] == 1:
+                        indices.append(zero)
+                    elif not unknown:
+                        indices.append(loop[offset + j])
+                    else:
+                        one = b.insert(
+                            arith.CmpiOp(shapes.index(in_sizes[k][j]), shapes.index(1), "eq")
+                        )
+                        indices.append(b.insert(arith.SelectOp(one, zero, loop[offset + j])).result)
+                values[k] = b.insert(memref.LoadOp.get(buffers[k], indices)).res
+        return body(b, [values[k] for k in range(len(tensors))])
+
     generic(
         rewriter,
         op,
-        buffers,
+        [buffers[k] for k in mapped],
         [output],
         maps,
-        [PARALLEL] * len(out_shape),
-        lambda b, args: body(b, args[: len(buffers)]),
+        [PARALLEL] * rank,
+        gathered,
     )
-    replace_with_buffers(rewriter, op, [output])
 
 
 def constant_value(value: SSAValue) -> np.ndarray | None:
@@ -390,13 +543,16 @@ class Accumulator:
         )
 
 
-def accumulator(rewriter: PatternRewriter, output: SSAValue) -> Accumulator:
-    """The `Accumulator` of `output` (a new buffer for 16-bit floats)."""
+def accumulator(
+    rewriter: PatternRewriter, output: SSAValue, sizes: Sequence[Size] | None = None
+) -> Accumulator:
+    """The `Accumulator` of `output`, of `sizes` (a new buffer for 16-bit
+    floats)."""
     element = element_type(output)
     wide = accumulator_type(element)
     if wide == element:
         return Accumulator(output, output)
-    buffer = alloc(rewriter, MemRefType(wide, shape_of(output)))
+    buffer = alloc(rewriter, MemRefType(wide, shape_of(output)), sizes)
     return Accumulator(buffer, output)
 
 

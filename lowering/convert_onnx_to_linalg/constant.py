@@ -12,7 +12,6 @@ from onnxc.dialects.constants import elements_to_numpy
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     buffer_of,
-    replace_with_buffers,
     unsupported,
     weight,
 )
@@ -31,11 +30,11 @@ class ConstantOpLowering(OnnxLowering[onnx.ConstantOp]):
         assert isinstance(result_type, TensorType)
         array = elements_to_numpy(value)
         buffer = weight(rewriter, op, array, result_type.get_element_type())
-        replace_with_buffers(rewriter, op, [buffer])
+        self.replace(rewriter, op, [buffer])
 
 
 class IdentityOpLowering(OnnxLowering[onnx.IdentityOp]):
     """`onnx.Identity` is its input's buffer."""
 
     def rewrite(self, op: onnx.IdentityOp, rewriter: PatternRewriter) -> None:
-        replace_with_buffers(rewriter, op, [buffer_of(rewriter, op.operands[0])])
+        self.replace(rewriter, op, [buffer_of(rewriter, op.operands[0])])

@@ -33,11 +33,10 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     generic,
     identity_map,
     is_none,
-    replace_with_buffers,
-    shape_of,
     unsupported,
     widened,
 )
+from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.convert_onnx_to_linalg.window import (
     Tap,
     TapRange,
@@ -52,6 +51,7 @@ from onnxc.lowering.convert_onnx_to_linalg.window import (
     window_expr,
     window_of,
 )
+from onnxc.lowering.index_arith import is_static, static
 
 # --------------------------------------------------------------------------
 # Convolution
@@ -71,11 +71,14 @@ class ConvOpLowering(OnnxLowering[onnx.ConvOp]):
 
     def rewrite(self, op: onnx.ConvOp, rewriter: PatternRewriter) -> None:
         x_value, w_value, b_value = op.operands
-        x_shape, w_shape = shape_of(x_value), shape_of(w_value)
-        y_shape = shape_of(op.results[0])
+        x_shape = self.shapes.sizes(x_value)
+        w_sizes = self.shapes.sizes(w_value)
         require_spatial(op, x_shape, "X")
+        if not is_static(w_sizes) or not isinstance(x_shape[1], int):
+            raise unsupported(op, "W and the channels of X must have sizes known at compile time")
+        w_shape = static(w_sizes)
         rank = len(x_shape) - 2
-        n, c = x_shape[:2]
+        n, c = x_shape[0], x_shape[1]
         m = w_shape[0]
         kernel = tuple(w_shape[2:])
         kernel_shape = op.attr("kernel_shape")
@@ -84,18 +87,19 @@ class ConvOpLowering(OnnxLowering[onnx.ConvOp]):
         group = int(op.attr("group"))
         if group < 1 or c % group or m % group or w_shape[1] * group != c:
             raise unsupported(op, f"group {group} does not fit X {x_shape} and W {w_shape}")
-        window = window_of(op, x_shape[2:], kernel, y_shape[2:])
+        window = window_of(op, self.shapes, x_shape[2:], kernel, op.results[0])
+        y_shape = self.shapes.result_sizes(op.results[0], [n, m, *window.output_shape])
 
         x = buffer_of(rewriter, x_value)
         w = buffer_of(rewriter, w_value)
-        output = alloc(rewriter, op.results[0].type)
-        acc = accumulator(rewriter, output)
+        output = alloc(rewriter, op.results[0].type, y_shape)
+        acc = accumulator(rewriter, output, y_shape)
         y = acc.buffer
         if is_none(b_value):
             fill(rewriter, op, y, 0.0)
         else:
-            if shape_of(b_value) != (m,):
-                raise unsupported(op, f"B of shape {list(shape_of(b_value))} is not [M={m}]")
+            if self.shapes.sizes(b_value) != [m]:
+                raise unsupported(op, f"B of shape {self.shapes.sizes(b_value)} is not [M={m}]")
             bias = buffer_of(rewriter, b_value)
             y_rank = len(y_shape)
             generic(
@@ -132,9 +136,9 @@ class ConvOpLowering(OnnxLowering[onnx.ConvOp]):
             [n, group, mg, *y_shape[2:]],
         )
         if window.needs_padding():
-            _padded_conv(rewriter, op, x_view, w_view, y_view, window)
+            _padded_conv(rewriter, self.shapes, op, x_view, w_view, y_view, window)
             acc.finish(rewriter, op)
-            replace_with_buffers(rewriter, op, [output])
+            self.replace(rewriter, op, [output])
             return
         # Loop dims: n, g, m, o_0..o_r-1, c, k_0..k_r-1.
         outs = [3 + i for i in range(rank)]
@@ -169,11 +173,12 @@ class ConvOpLowering(OnnxLowering[onnx.ConvOp]):
             body,
         )
         acc.finish(rewriter, op)
-        replace_with_buffers(rewriter, op, [output])
+        self.replace(rewriter, op, [output])
 
 
 def _padded_conv(
     rewriter: PatternRewriter,
+    shapes: Shapes,
     op: onnx.OnnxOp,
     x_view: SSAValue,
     w_view: SSAValue,
@@ -184,7 +189,7 @@ def _padded_conv(
     over the taps inside X only: a parallel generic over Y whose body loops
     over c and those taps."""
     rank = window.rank
-    channels = shape_of(x_view)[2]
+    channels = shapes.sizes(x_view)[2]
 
     def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         n, g, m, *outs = output_indices(b, 3 + rank)
@@ -201,7 +206,7 @@ def _padded_conv(
 
             return reduce_loop(wb, tap_index(wb, 0), tap_index(wb, channels), args[0], over_channel)
 
-        return over_window(b, window, outs, sum_over_window)
+        return over_window(b, shapes, window, outs, sum_over_window)
 
     generic(
         rewriter,

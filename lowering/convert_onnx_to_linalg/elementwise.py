@@ -52,7 +52,9 @@ class ElementwisePattern(OnnxLowering[onnx.OnnxOp]):
     def rewrite(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> None:
         element = tensor_type(op.operands[0]).get_element_type()
         try:
-            elementwise(rewriter, op, lambda b, args: self.body(op, b, args), self.inputs(op))
+            elementwise(
+                rewriter, self.shapes, op, lambda b, args: self.body(op, b, args), self.inputs(op)
+            )
         except NoScalarForm as error:
             raise unsupported(op, f"{error} ({onnx.element_type_name(element)})") from None
 

@@ -32,13 +32,13 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     generic,
     identity_map,
     is_none,
-    replace_with_buffers,
     shape_of,
     tensor_type,
     unsupported,
     widened,
 )
 from onnxc.lowering.convert_onnx_to_linalg.scalar import constant
+from onnxc.lowering.index_arith import Size
 
 
 def _multiply_add(alpha: float = 1.0) -> BodyBuilder:
@@ -72,13 +72,23 @@ class MatMulOpLowering(OnnxLowering[onnx.MatMulOp]):
 
     def rewrite(self, op: onnx.MatMulOp, rewriter: PatternRewriter) -> None:
         a, b = op.operands
-        a_shape, b_shape = shape_of(a), shape_of(b)
+        a_shape, b_shape = self.shapes.sizes(a), self.shapes.sizes(b)
         if not a_shape or not b_shape:
             raise unsupported(op, "scalar operands are not valid for MatMul")
         result_type = op.results[0].type
-        out_shape = shape_of(op.results[0])
         a_matrix, b_matrix = len(a_shape) > 1, len(b_shape) > 1
-        batch_rank = len(out_shape) - a_matrix - b_matrix
+        batch_rank = len(shape_of(op.results[0])) - a_matrix - b_matrix
+        a_batch, b_batch = a_shape[: len(a_shape) - 2], b_shape[: len(b_shape) - 2]
+        computed: list[Size] = []
+        for axis in range(batch_rank):
+            size: Size = 1
+            for sizes in (a_batch, b_batch):
+                if axis >= batch_rank - len(sizes):
+                    size = self.shapes.broadcast(size, sizes[axis - batch_rank + len(sizes)])
+            computed.append(size)
+        computed += [a_shape[-2]] if a_matrix else []
+        computed += [b_shape[-1]] if b_matrix else []
+        out_shape = self.shapes.result_sizes(op.results[0], computed)
         batch = out_shape[:batch_rank]
         # Loop dims: batch..., M (if A is a matrix), N (if B is), then K.
         loops = len(out_shape) + 1
@@ -86,16 +96,16 @@ class MatMulOpLowering(OnnxLowering[onnx.MatMulOp]):
         n_dim = AffineDimExpr(batch_rank + a_matrix)
         k_dim = AffineDimExpr(loops - 1)
 
-        def operand_map(shape: tuple[int, ...], rows: list[AffineExpr]) -> AffineMap:
-            batch_results = broadcast_map(shape[: len(shape) - 2], batch).results
+        def operand_map(shape: Sequence[Size], rows: list[AffineExpr]) -> AffineMap:
+            batch_results = broadcast_map(shape[: len(shape) - 2], batch, op).results
             return AffineMap(loops, 0, (*batch_results, *rows))
 
         a_map = operand_map(a_shape, [m_dim, k_dim] if a_matrix else [k_dim])
         b_map = operand_map(b_shape, [k_dim, n_dim] if b_matrix else [k_dim])
         out_map = AffineMap(loops, 0, identity_map(loops - 1).results)
         buffers = [buffer_of(rewriter, a), buffer_of(rewriter, b)]
-        output = alloc(rewriter, result_type)
-        acc = accumulator(rewriter, output)
+        output = alloc(rewriter, result_type, out_shape)
+        acc = accumulator(rewriter, output, out_shape)
         fill(rewriter, op, acc.buffer, 0.0)
         generic(
             rewriter,
@@ -107,7 +117,7 @@ class MatMulOpLowering(OnnxLowering[onnx.MatMulOp]):
             _multiply_add(),
         )
         acc.finish(rewriter, op)
-        replace_with_buffers(rewriter, op, [output])
+        self.replace(rewriter, op, [output])
 
 
 class GemmOpLowering(OnnxLowering[onnx.GemmOp]):
@@ -119,7 +129,8 @@ class GemmOpLowering(OnnxLowering[onnx.GemmOp]):
 
     def rewrite(self, op: onnx.GemmOp, rewriter: PatternRewriter) -> None:
         a, b, c = op.operands
-        if len(shape_of(a)) != 2 or len(shape_of(b)) != 2:
+        a_shape, b_shape = self.shapes.sizes(a), self.shapes.sizes(b)
+        if len(a_shape) != 2 or len(b_shape) != 2:
             raise unsupported(op, "A and B must be 2-D")
         alpha, beta = float(op.attr("alpha")), float(op.attr("beta"))
         _integral_scale(op, "alpha", alpha)
@@ -129,10 +140,12 @@ class GemmOpLowering(OnnxLowering[onnx.GemmOp]):
         b_map = AffineMap(3, 0, (n, k) if op.attr("transB") else (k, n))
         out_map = AffineMap(3, 0, (m, n))
         result_type = op.results[0].type
-        out_shape = shape_of(op.results[0])
+        rows = a_shape[1] if op.attr("transA") else a_shape[0]
+        columns = b_shape[0] if op.attr("transB") else b_shape[1]
+        out_shape = self.shapes.result_sizes(op.results[0], [rows, columns])
         buffers = [buffer_of(rewriter, a), buffer_of(rewriter, b)]
-        output = alloc(rewriter, result_type)
-        acc = accumulator(rewriter, output)
+        output = alloc(rewriter, result_type, out_shape)
+        acc = accumulator(rewriter, output, out_shape)
         if is_none(c) or beta == 0.0:
             fill(rewriter, op, acc.buffer, 0.0)
         else:
@@ -149,7 +162,7 @@ class GemmOpLowering(OnnxLowering[onnx.GemmOp]):
                 op,
                 [c_buffer],
                 [acc.buffer],
-                [broadcast_map(shape_of(c_buffer), out_shape), identity_map(2)],
+                [broadcast_map(self.shapes.sizes(c), out_shape, op), identity_map(2)],
                 [PARALLEL] * 2,
                 scaled_bias,
             )
@@ -163,4 +176,4 @@ class GemmOpLowering(OnnxLowering[onnx.GemmOp]):
             _multiply_add(alpha),
         )
         acc.finish(rewriter, op)
-        replace_with_buffers(rewriter, op, [output])
+        self.replace(rewriter, op, [output])

@@ -23,14 +23,11 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     OnnxLowering,
     accumulator_type,
-    alloc,
     buffer_of,
     constant_value,
     element_type,
     generic,
     identity_map,
-    replace_with_buffers,
-    shape_of,
     unsupported,
     weight,
     widened,
@@ -54,19 +51,17 @@ class BatchNormalizationOpLowering(OnnxLowering[onnx.BatchNormalizationOp]):
         if op.attr("training_mode"):
             raise unsupported(op, "training_mode=1 is not supported (inference only)")
         x_value = op.operands[0]
-        x_shape = shape_of(x_value)
+        x_shape = self.shapes.sizes(x_value)
         if len(x_shape) < 2:
             raise unsupported(op, f"X must be [N, C, ...], got {list(x_shape)}")
         rank = len(x_shape)
         for value, name in zip(op.operands[1:], ("scale", "B", "mean", "var"), strict=True):
-            if shape_of(value) != (x_shape[1],):
-                raise unsupported(
-                    op,
-                    f"{name} of shape {list(shape_of(value))} is not [C={x_shape[1]}]",
-                )
+            sizes = self.shapes.sizes(value)
+            if len(sizes) != 1 or not self.shapes.same(sizes[0], x_shape[1]):
+                raise unsupported(op, f"{name} of shape {sizes} is not [C={x_shape[1]}]")
         epsilon = float(op.attr("epsilon"))
         x = buffer_of(rewriter, x_value)
-        y = alloc(rewriter, op.results[0].type)
+        y = self.result_buffer(rewriter, op.results[0], x_shape)
         element = element_type(x)
         wide = accumulator_type(element)  # 16-bit floats compute in float
         channel_map = AffineMap(rank, 0, (AffineDimExpr(1),))
@@ -114,4 +109,4 @@ class BatchNormalizationOpLowering(OnnxLowering[onnx.BatchNormalizationOp]):
                 [PARALLEL] * rank,
                 formula,
             )
-        replace_with_buffers(rewriter, op, [y, None, None])
+        self.replace(rewriter, op, [y, None, None])

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
@@ -36,14 +35,12 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     identity_map,
     is_none,
     normalize_axis,
-    replace_with_buffers,
     required_constant,
-    shape_of,
     tensor_type,
     unsupported,
     widened,
 )
-from onnxc.lowering.convert_onnx_to_linalg.scalar import ScalarOp, constant
+from onnxc.lowering.convert_onnx_to_linalg.scalar import ScalarOp, number
 
 
 def _reduced_map(rank: int, axes: set[int], keepdims: bool) -> AffineMap:
@@ -83,7 +80,7 @@ class ReduceMeanOpLowering(OnnxLowering[onnx.ReduceMeanOp]):
 
     def rewrite(self, op: onnx.ReduceMeanOp, rewriter: PatternRewriter) -> None:
         data, axes_input = op.operands
-        shape = shape_of(data)
+        shape = self.shapes.sizes(data)
         rank = len(shape)
         axes_list: list[int] = []
         if not is_none(axes_input):
@@ -92,13 +89,15 @@ class ReduceMeanOpLowering(OnnxLowering[onnx.ReduceMeanOp]):
         if len(set(axes_list)) != len(axes_list):
             raise unsupported(op, f"repeated axes {axes_list}")
         if not axes_list and op.attr("noop_with_empty_axes"):
-            replace_with_buffers(rewriter, op, [buffer_of(rewriter, data)])
+            self.replace(rewriter, op, [buffer_of(rewriter, data)])
             return
         axes = set(axes_list) if axes_list else set(range(rank))
         keepdims = bool(op.attr("keepdims"))
         input_buffer = buffer_of(rewriter, data)
-        result = alloc(rewriter, op.results[0].type)
-        acc = accumulator(rewriter, result)
+        reduced = [1 if a in axes else s for a, s in enumerate(shape) if keepdims or a not in axes]
+        out_sizes = self.shapes.result_sizes(op.results[0], reduced)
+        result = alloc(rewriter, op.results[0].type, out_sizes)
+        acc = accumulator(rewriter, result, out_sizes)
         output = acc.buffer
         fill(rewriter, op, output, 0.0)
         generic(
@@ -110,11 +109,11 @@ class ReduceMeanOpLowering(OnnxLowering[onnx.ReduceMeanOp]):
             _iterators(rank, axes),
             _accumulate(scalar.ADD),
         )
-        count = int(np.prod([shape[a] for a in axes], dtype=np.int64))
-        out_rank = len(shape_of(output))
+        count = self.shapes.product([shape[a] for a in axes])
+        out_rank = len(out_sizes)
 
         def divide(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            return scalar.DIV(b, args[0], constant(b, count, args[0].type))
+            return scalar.DIV(b, args[0], number(b, count, args[0].type))
 
         generic(
             rewriter,
@@ -126,7 +125,7 @@ class ReduceMeanOpLowering(OnnxLowering[onnx.ReduceMeanOp]):
             divide,
         )
         acc.finish(rewriter, op)
-        replace_with_buffers(rewriter, op, [result])
+        self.replace(rewriter, op, [result])
 
 
 class SoftmaxOpLowering(OnnxLowering[onnx.SoftmaxOp]):
@@ -140,23 +139,24 @@ class SoftmaxOpLowering(OnnxLowering[onnx.SoftmaxOp]):
     def rewrite(self, op: onnx.SoftmaxOp, rewriter: PatternRewriter) -> None:
         data = op.operands[0]
         element = tensor_type(data).get_element_type()
-        shape = shape_of(data)
+        shape = self.shapes.sizes(data)
         rank = len(shape)
         if rank == 0:
             raise unsupported(op, "scalar input")
         axis = normalize_axis(op, op.attr("axis"), rank)
         axes = {axis}
-        reduced_type = TensorType(
-            element, [size for index, size in enumerate(shape) if index != axis]
-        )
+        kept = [size for index, size in enumerate(shape) if index != axis]
+        reduced_shape = [s if isinstance(s, int) else DYNAMIC_INDEX for s in kept]
+        reduced_type = MemRefType(element, reduced_shape)
         identity = identity_map(rank)
         reduced = _reduced_map(rank, axes, keepdims=False)
         iterators = _iterators(rank, axes)
         input_buffer = buffer_of(rewriter, data)
-        result = alloc(rewriter, op.results[0].type)
-        acc = accumulator(rewriter, result)
+        out_sizes = self.shapes.result_sizes(op.results[0], shape)
+        result = alloc(rewriter, op.results[0].type, out_sizes)
+        acc = accumulator(rewriter, result, out_sizes)
         output = acc.buffer
-        maximum = alloc(rewriter, reduced_type)
+        maximum = alloc(rewriter, reduced_type, kept)
         fill(rewriter, op, maximum, scalar.lowest(element))
         generic(
             rewriter,
@@ -181,7 +181,9 @@ class SoftmaxOpLowering(OnnxLowering[onnx.SoftmaxOp]):
             [PARALLEL] * rank,
             shifted_exp,
         )
-        total = alloc(rewriter, TensorType(accumulator_type(element), reduced_type.get_shape()))
+        total = alloc(
+            rewriter, MemRefType(accumulator_type(element), reduced_type.get_shape()), kept
+        )
         fill(rewriter, op, total, 0.0)
         generic(
             rewriter,
@@ -202,4 +204,4 @@ class SoftmaxOpLowering(OnnxLowering[onnx.SoftmaxOp]):
             lambda b, args: scalar.DIV(b, args[1], args[0]),
         )
         acc.finish(rewriter, op)
-        replace_with_buffers(rewriter, op, [result])
+        self.replace(rewriter, op, [result])

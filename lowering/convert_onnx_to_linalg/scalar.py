@@ -212,6 +212,15 @@ def constant(b: Builder, value: float, t: Attribute) -> SSAValue:
     return ops[-1].results[0]
 
 
+def number(b: Builder, value: float | SSAValue, t: Attribute) -> SSAValue:
+    """A scalar of type `t` equal to `value`: a constant, or an `index` value
+    (a size known at run time) converted to `t`."""
+    if not isinstance(value, SSAValue):
+        return constant(b, value, t)
+    as_integer = b.insert(arith.IndexCastOp(value, IntegerType(64))).result
+    return convert(b, as_integer, t)
+
+
 def lowest(t: Attribute) -> float:
     """The identity of Max on `t`: -inf for floats, the minimum integer else."""
     row = element_types.row_of(t)

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     DenseArrayBase,
     IndexType,
@@ -39,11 +41,15 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from onnxc.dialects import onnx
+from onnxc.dialects.dims import dims_of
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     element_type,
     insert,
+    tensor_type,
     unsupported,
 )
+from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
+from onnxc.lowering.index_arith import Size
 
 # --------------------------------------------------------------------------
 # Window geometry
@@ -52,46 +58,65 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
 @dataclass(frozen=True)
 class Window:
     """The geometry of a sliding-window operator over the spatial dims: the
-    output extent, and where each window starts (`out * stride - pads_begin`
-    in input coordinates)."""
+    input and output extents and where each window starts
+    (`out * stride - pads_begin` in input coordinates). Extents (and pads under
+    `auto_pad=SAME_*` of run-time extents) are sizes: ints, or `index` values
+    known at run time; then the predicates below answer conservatively."""
 
-    input_shape: tuple[int, ...]
+    input_shape: tuple[Size, ...]
     kernel: tuple[int, ...]
     strides: tuple[int, ...]
     dilations: tuple[int, ...]
-    pads_begin: tuple[int, ...]
-    pads_end: tuple[int, ...]
-    output_shape: tuple[int, ...]
+    pads_begin: tuple[Size, ...]
+    pads_end: tuple[Size, ...]
+    output_shape: tuple[Size, ...]
+    ceil_mode: bool = False
 
     @property
     def rank(self) -> int:
         return len(self.kernel)
 
+    def span(self, dim: int) -> int:
+        return (self.kernel[dim] - 1) * self.dilations[dim] + 1
+
+    def static(self, dim: int) -> bool:
+        return all(
+            isinstance(v, int)
+            for v in (self.input_shape[dim], self.output_shape[dim], self.pads_begin[dim])
+        )
+
     def reads_before(self, dim: int) -> bool:
-        """Whether the first window along `dim` has taps before the input."""
-        return self.pads_begin[dim] > 0
+        """Whether the first window along `dim` may have taps before the input."""
+        pad = self.pads_begin[dim]
+        return not isinstance(pad, int) or pad > 0
 
     def reads_past_end(self, dim: int) -> bool:
-        """Whether the last window along `dim` has taps past the input (end
-        padding, or the extra windows of ceil_mode)."""
-        last = self.taps(dim, self.output_shape[dim] - 1)[-1]
-        return last >= self.input_shape[dim]
+        """Whether the last window along `dim` may have taps past the input
+        (end padding, or the extra windows of ceil_mode)."""
+        if self.static(dim):
+            out = self.output_shape[dim]
+            assert isinstance(out, int)
+            last = self.taps(dim, out - 1)[-1]
+            return last >= cast(int, self.input_shape[dim])
+        end = self.pads_end[dim]
+        return self.ceil_mode or not isinstance(end, int) or end > 0
 
-    def interior(self, dim: int) -> tuple[int, int]:
+    def interior(self, shapes: Shapes, dim: int) -> tuple[Size, Size]:
         """First and last output along `dim` whose window lies inside the
         input (first > last when there is none)."""
         pad, stride = self.pads_begin[dim], self.strides[dim]
-        span = (self.kernel[dim] - 1) * self.dilations[dim]
-        first = -(-pad // stride)
-        last = min((self.input_shape[dim] - 1 + pad - span) // stride, self.output_shape[dim] - 1)
+        first = shapes.ceildiv(pad, stride)
+        reach = shapes.sub(shapes.add(self.input_shape[dim], pad), self.span(dim))
+        last = shapes.min(shapes.floordiv(reach, stride), shapes.sub(self.output_shape[dim], 1))
         return first, last
 
     def needs_padding(self) -> bool:
         return any(self.reads_before(dim) or self.reads_past_end(dim) for dim in range(self.rank))
 
     def taps(self, dim: int, out: int) -> list[int]:
-        """Input coordinates of the window taps of output `out` along `dim`."""
-        start = out * self.strides[dim] - self.pads_begin[dim]
+        """Input coordinates of the window taps of output `out` along `dim`
+        (static windows only)."""
+        start = out * self.strides[dim] - cast(int, self.pads_begin[dim])
         return [start + k * self.dilations[dim] for k in range(self.kernel[dim])]
 
 
@@ -106,13 +131,15 @@ def _ints(op: onnx.OnnxOp, name: str, rank: int, default: int) -> tuple[int, ...
 
 def window_of(
     op: onnx.OnnxOp,
-    input_shape: Sequence[int],
+    shapes: Shapes,
+    input_shape: Sequence[Size],
     kernel: Sequence[int],
-    output_shape: Sequence[int],
+    result: SSAValue,
     ceil_mode: bool = False,
 ) -> Window:
     """Resolve pads (explicit or `auto_pad`), strides and dilations of `op`,
-    and check that the output extent they give is the inferred one."""
+    and the output's spatial extents (the last dims of `result`), which must be
+    the inferred ones where those are static."""
     rank = len(kernel)
     strides = _ints(op, "strides", rank, 1)
     dilations = _ints(op, "dilations", rank, 1)
@@ -120,46 +147,55 @@ def window_of(
         raise unsupported(op, "strides and dilations must be positive")
     spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
     auto_pad = op.attr("auto_pad") or "NOTSET"
+    begin: list[Size] = []
+    end: list[Size] = []
+    expected: list[Size] = []
     if auto_pad == "NOTSET":
         pads = _ints(op, "pads", 2 * rank, 0)
-        begin, end = pads[:rank], pads[rank:]
+        begin, end = list(pads[:rank]), list(pads[rank:])
         if any(p < 0 for p in pads):
             raise unsupported(op, "negative pads are not supported")
-        expected: list[int] = []
         for i in range(rank):
-            extent = input_shape[i] + begin[i] + end[i] - spans[i]
+            extent = shapes.sub(shapes.add(input_shape[i], pads[i] + pads[rank + i]), spans[i])
             if ceil_mode:
-                out = -(-extent // strides[i]) + 1
+                out = shapes.add(shapes.ceildiv(extent, strides[i]), 1)
                 # The last window must start inside the input or its begin padding.
-                if (out - 1) * strides[i] >= input_shape[i] + begin[i]:
-                    out -= 1
+                out = shapes.min(
+                    out,
+                    shapes.add(shapes.ceildiv(shapes.add(input_shape[i], pads[i]), strides[i]), 0),
+                )
             else:
-                out = extent // strides[i] + 1
+                out = shapes.add(shapes.floordiv(extent, strides[i]), 1)
             expected.append(out)
     elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        expected = [-(-n // s) for n, s in zip(input_shape, strides, strict=True)]
-        total = [
-            max(0, (o - 1) * s + span - n)
-            for o, s, span, n in zip(expected, strides, spans, input_shape, strict=True)
-        ]
-        if auto_pad == "SAME_UPPER":
-            begin = tuple(t // 2 for t in total)
-        else:
-            begin = tuple(t - t // 2 for t in total)
-        end = tuple(t - b for t, b in zip(total, begin, strict=True))
+        for n, stride, span in zip(input_shape, strides, spans, strict=True):
+            out = shapes.ceildiv(n, stride)
+            total = shapes.max(
+                shapes.sub(shapes.add(shapes.mul(shapes.sub(out, 1), stride), span), n), 0
+            )
+            half = shapes.floordiv(total, 2)
+            first = half if auto_pad == "SAME_UPPER" else shapes.sub(total, half)
+            begin.append(first)
+            end.append(shapes.sub(total, first))
+            expected.append(out)
     elif auto_pad == "VALID":
-        begin = end = (0,) * rank
+        begin = [0] * rank
+        end = [0] * rank
         expected = [
-            (n - span) // s + 1 for n, span, s in zip(input_shape, spans, strides, strict=True)
+            shapes.add(shapes.floordiv(shapes.sub(n, span), s), 1)
+            for n, span, s in zip(input_shape, spans, strides, strict=True)
         ]
     else:
         raise unsupported(op, f"unknown auto_pad '{auto_pad}'")
-    if tuple(expected) != tuple(output_shape):
-        raise unsupported(
-            op,
-            f"output spatial shape {tuple(output_shape)} differs from the "
-            f"{tuple(expected)} its attributes give",
-        )
+    full = dims_of(tensor_type(result))
+    given = full[len(full) - rank :]
+    for have, want in zip(given, expected, strict=True):
+        if isinstance(have, int) and isinstance(want, int) and have != want:
+            raise unsupported(
+                op,
+                f"output spatial shape {tuple(given)} differs from the "
+                f"{tuple(expected)} its attributes give",
+            )
     return Window(
         tuple(input_shape),
         tuple(kernel),
@@ -167,7 +203,8 @@ def window_of(
         dilations,
         tuple(begin),
         tuple(end),
-        tuple(output_shape),
+        tuple(expected),
+        ceil_mode,
     )
 
 
@@ -184,7 +221,11 @@ def window_expr(window: Window, out_dim: int, tap_dim: int, axis: int) -> Affine
 # Window loops
 
 
-def tap_index(b: Builder, value: int) -> SSAValue:
+def tap_index(b: Builder, value: Size) -> SSAValue:
+    """A size as an `index` value inside a body: a constant built there, or
+    the run-time value (built before the body)."""
+    if isinstance(value, SSAValue):
+        return value
     return b.insert(arith.ConstantOp.from_int_and_width(value, IndexType())).result
 
 
@@ -216,7 +257,7 @@ def _window_starts(b: Builder, window: Window, outs: Sequence[SSAValue]) -> list
         start = out
         if window.strides[dim] != 1:
             start = b.insert(arith.MuliOp(start, tap_index(b, window.strides[dim]))).result
-        if window.pads_begin[dim]:
+        if window.pads_begin[dim] != 0:
             start = b.insert(arith.SubiOp(start, tap_index(b, window.pads_begin[dim]))).result
         starts.append(start)
     return starts
@@ -248,6 +289,7 @@ def _tap_ranges(
 
 def over_window(
     b: Builder,
+    shapes: Shapes,
     window: Window,
     outs: Sequence[SSAValue],
     build: Callable[[Builder, Sequence[TapRange]], SSAValue],
@@ -263,8 +305,11 @@ def over_window(
     starts = _window_starts(b, window, outs)
     if not window.needs_padding():
         return build(b, _tap_ranges(b, window, starts, clamp=False))
-    interior = [window.interior(dim) for dim in range(window.rank)]
-    if any(first > last for first, last in interior):
+    interior = [window.interior(shapes, dim) for dim in range(window.rank)]
+    if any(
+        isinstance(first, int) and isinstance(last, int) and first > last
+        for first, last in interior
+    ):
         return build(b, _tap_ranges(b, window, starts, clamp=True))
     checks: list[SSAValue] = []
     for dim, (out, (first, last)) in enumerate(zip(outs, interior, strict=True)):
@@ -356,23 +401,24 @@ def expand(
     source: onnx.OnnxOp,
     buffer: SSAValue,
     reassociation: Sequence[Sequence[int]],
-    shape: Sequence[int],
+    shape: Sequence[Size],
 ) -> SSAValue:
-    """A `memref.expand_shape` view of `buffer` with the static `shape`."""
+    """A `memref.expand_shape` view of `buffer` with sizes `shape`."""
+    static = [s if isinstance(s, int) else DYNAMIC_INDEX for s in shape]
     view = memref.ExpandShapeOp.build(
-        operands=[buffer, []],
-        result_types=[MemRefType(element_type(buffer), list(shape))],
+        operands=[buffer, [s for s in shape if isinstance(s, SSAValue)]],
+        result_types=[MemRefType(element_type(buffer), static)],
         properties={
             "reassociation": ArrayAttr(
                 [ArrayAttr([IntegerAttr(i, i64) for i in group]) for group in reassociation]
             ),
-            "static_output_shape": DenseArrayBase.from_list(i64, list(shape)),
+            "static_output_shape": DenseArrayBase.from_list(i64, static),
         },
     )
     insert(rewriter, view, source)
     return view.result
 
 
-def require_spatial(op: onnx.OnnxOp, shape: Sequence[int], what: str) -> None:
+def require_spatial(op: onnx.OnnxOp, shape: Sequence[Size], what: str) -> None:
     if len(shape) < 3:
         raise unsupported(op, f"{what} must be [N, C, spatial...], got {list(shape)}")

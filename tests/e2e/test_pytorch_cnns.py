@@ -32,12 +32,6 @@ VARIANTS = {
 @pytest.mark.parametrize("dynamo", [False, True], ids=["legacy", "dynamo"])
 @pytest.mark.parametrize("name", sorted(MODEL_CLASSES))
 def test_matches_onnxruntime(tmp_path, name: str, dynamo: bool, variant: str) -> None:
-    if dynamo and variant == "bn-unfolded" and name != "LeNet5":
-        pytest.xfail(
-            "the unoptimised dynamo export computes an Expand shape from Shape ops; "
-            "onnx shape inference leaves it unknown, and the importer needs static "
-            "types before onnx-fold-constants can resolve it"
-        )
     model, example = build(name)
     path = export(model, example, tmp_path / f"{name}.onnx", dynamo=dynamo, **VARIANTS[variant])
     x = np.random.default_rng(0).standard_normal(example.shape).astype(np.float32)

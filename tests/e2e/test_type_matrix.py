@@ -65,6 +65,8 @@ class Case:
     input's, or the first output's)."""
     exact: bool = False
     outputs: int = 1
+    output_dtype: str | None = None
+    """The outputs' fixed element type name (default: the swept type)."""
 
 
 def _values(row: ElementType, shape: tuple[int, ...], domain: Domain) -> np.ndarray:
@@ -124,6 +126,7 @@ CASES: dict[str, Case] = {
     "Div": binary("nonzero", exact=True),
     "Erf": unary(),
     "Exp": unary("small"),
+    "Expand": Case((In((3, 1)), In((3,), dtype="int64", value=[2, 3, 4])), exact=True),
     "Flatten": Case((In((2, 3, 4)),), {"axis": 1}, exact=True),
     "Gather": Case((In((4, 3)), In((2, 2), dtype="int64", value=[[0, 3], [-1, 1]])), exact=True),
     "Gemm": Case((In((3, 4), "small"), In((5, 4), "small"), In((5,), "small")), {"transB": 1}),
@@ -148,7 +151,9 @@ CASES: dict[str, Case] = {
     "ReduceMean": Case((In((2, 3, 4)), In((1,), dtype="int64", value=[1])), {"keepdims": 0}),
     "Relu": unary(exact=True),
     "Reshape": Case((In((2, 3, 4)), In((2,), dtype="int64", value=[4, -1])), exact=True),
+    "Shape": Case((In((2, 3, 4)),), {"start": 1}, exact=True, output_dtype="int64"),
     "Sigmoid": unary(),
+    "Size": Case((In((2, 3, 4)),), exact=True, output_dtype="int64"),
     "Slice": Case(
         (
             In((4, 5)),
@@ -164,6 +169,7 @@ CASES: dict[str, Case] = {
     "Squeeze": Case((In((2, 1, 3)), In((1,), dtype="int64", value=[1])), exact=True),
     "Sub": binary(exact=True),
     "Tanh": unary(),
+    "Tile": Case((In((2, 3)), In((2,), dtype="int64", value=[2, 3])), exact=True),
     "Transpose": Case((In((2, 3, 4)),), {"perm": [2, 0, 1]}, exact=True),
     "Unsqueeze": Case((In((2, 3)), In((1,), dtype="int64", value=[1])), exact=True),
 }
@@ -222,7 +228,8 @@ def make_node(op_type: str, case: Case, row: ElementType, target: ElementType | 
         feeds[name] = _values(spec_row, spec.shape, spec.domain)
         inputs.append(helper.make_tensor_value_info(name, spec_row.onnx_code, spec.shape))
     attributes = dict(case.attributes)
-    out_row = row
+    out_row = element_types.by_name(case.output_dtype) if case.output_dtype else row
+    assert out_row is not None
     if op_type == "Cast":
         assert target is not None
         attributes["to"], out_row = target.onnx_code, target

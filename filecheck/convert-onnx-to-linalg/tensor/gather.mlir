@@ -52,7 +52,7 @@ func.func @gather_runtime(%x: tensor<5x4xf32>, %i: tensor<2xi32>) -> tensor<2x4x
 
 // CHECK-LABEL: func.func @gather_runtime
 // CHECK-SAME:    (%[[X:.*]]: memref<5x4xf32>, %[[I:.*]]: memref<2xi32>
-// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[I]] : memref<2xi32>)
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[I]] : memref<2xi32>)
 // CHECK:           arith.index_cast %{{.*}} : i32 to index
 // CHECK:           memref.load %[[X]]
 

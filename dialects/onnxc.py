@@ -1,0 +1,127 @@
+"""The `onnxc` dialect: the few operations of the model's C interface that
+arith, memref and func have no words for.
+
+Sizes known only at run time cross the interface here: how big an input is
+(`onnxc.input`), how big an output turns out to be and whether the caller's
+buffer holds it (`onnxc.output`), whether the workspace holds what a
+data-dependent buffer needs (`onnxc.workspace`), and whether sizes given at run
+time fit the model (`onnxc.check`). The C printer turns each into a few lines
+that return a distinct status (`ONNXC_ERR_SHAPE`, `ONNXC_ERR_CAPACITY`,
+`ONNXC_ERR_WORKSPACE`) instead of touching memory out of bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    I1,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.utils.exceptions import VerifyException
+
+
+def _dynamic_count(t: Attribute) -> int:
+    assert isinstance(t, MemRefType)
+    return sum(1 for s in t.get_shape() if s < 0)
+
+
+class _BindingOp(IRDLOperation):
+    """A graph input or output buffer (memref argument `index` of its kind)
+    seen with its run-time sizes, one `index` operand per dynamic dimension of
+    the result."""
+
+    argument = operand_def(MemRefType)
+    sizes = var_operand_def(IndexType)
+    index = prop_def(IntegerAttr)
+    result = result_def(MemRefType)
+
+    assembly_format = (
+        "$argument `[` $sizes `]` `index` $index attr-dict `:` type($argument) `to` type($result)"
+    )
+
+    def __init__(self, argument: SSAValue, sizes: Sequence[SSAValue], index: int, t: Attribute):
+        super().__init__(
+            operands=[argument, sizes],
+            result_types=[t],
+            properties={"index": IntegerAttr(index, i64)},
+        )
+
+    def verify_(self) -> None:
+        if len(self.sizes) != _dynamic_count(self.result.type):
+            raise VerifyException(f"{self.name} needs one size per dynamic dimension")
+
+
+@irdl_op_definition
+class InputOp(_BindingOp):
+    """`onnxc.input`: graph input `index` with the sizes given at run time."""
+
+    name = "onnxc.input"
+
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class OutputOp(_BindingOp):
+    """`onnxc.output`: graph output `index` with the sizes the model computed:
+    its shape is reported to the caller, and if the caller's capacity is too
+    small the model stops with ONNXC_ERR_CAPACITY before writing anything
+    there."""
+
+    name = "onnxc.output"
+
+    traits = traits_def(MemoryWriteEffect())
+
+
+@irdl_op_definition
+class CheckOp(IRDLOperation):
+    """`onnxc.check %ok, "why"`: the model stops with ONNXC_ERR_SHAPE unless
+    `%ok` holds (sizes given at run time that do not fit the model)."""
+
+    name = "onnxc.check"
+
+    condition = operand_def(I1)
+    message = prop_def(StringAttr)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = "$condition `,` $message attr-dict"
+
+    def __init__(self, condition: SSAValue, message: str):
+        super().__init__(operands=[condition], properties={"message": StringAttr(message)})
+
+
+@irdl_op_definition
+class WorkspaceOp(IRDLOperation):
+    """`onnxc.workspace %bytes`: the workspace must hold `%bytes` bytes from
+    here on; if it does not, the model stops with ONNXC_ERR_WORKSPACE and
+    reports `%bytes` as the size needed."""
+
+    name = "onnxc.workspace"
+
+    bytes = operand_def(IndexType)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = "$bytes attr-dict"
+
+    def __init__(self, size: SSAValue):
+        super().__init__(operands=[size])
+
+
+ONNXC = Dialect("onnxc", [InputOp, OutputOp, CheckOp, WorkspaceOp], [])

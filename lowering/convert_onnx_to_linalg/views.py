@@ -1,0 +1,345 @@
+"""Views: operators that only reinterpret a contiguous buffer.
+
+Flatten, Reshape, Squeeze and Unsqueeze become `memref.collapse_shape` /
+`memref.expand_shape` views (free in C): one of them when the dimensions
+group, else a collapse to one dimension followed by an expansion. Sizes known
+at run time are `index` operands of the expansion.
+
+Reshape's target shape follows the spec: 0 copies the input's dimension
+(unless `allowzero`) and one -1 takes what is left. A shape tensor computed at
+run time is read at run time, with a check that the element count matches
+(ONNXC_ERR_SHAPE otherwise), unless shape inference already knew each size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    TensorType,
+    i64,
+)
+from xdsl.ir import SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+
+from onnxc.dialects import onnx
+from onnxc.dialects.dims import symbols_of
+from onnxc.lowering.convert_onnx_to_linalg.common import (
+    OnnxLowering,
+    buffer_of,
+    check,
+    constant_value,
+    insert,
+    is_none,
+    memref_type,
+    normalize_axis,
+    unsupported,
+)
+from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
+from onnxc.lowering.index_arith import Size
+
+
+def _groups(shapes: Shapes, big: Sequence[Size], small: Sequence[Size]) -> list[list[int]] | None:
+    """Contiguous groups of `big`'s dimensions whose sizes multiply to `small`'s,
+    one group per dimension of `small` (the reassociation of a collapse from
+    `big` or an expansion to `big`), or None if there is none (or it cannot be
+    known before run time)."""
+    if not small:
+        return [] if all(size == 1 for size in big) else None
+    groups: list[list[int]] = []
+    position = 0
+    for size in small:
+        if position >= len(big):
+            return None
+        group, product = [position], big[position]
+        position += 1
+        while not shapes.same(product, size) and position < len(big) and product != 0:
+            if isinstance(product, int) and isinstance(size, int) and product > size:
+                return None
+            group.append(position)
+            product = shapes.mul(product, big[position])
+            position += 1
+        if not shapes.same(product, size):
+            return None
+        groups.append(group)
+    for axis in range(position, len(big)):
+        if big[axis] != 1:
+            return None
+        groups[-1].append(axis)
+    return groups
+
+
+def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
+    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
+
+
+def _memref(element: object, sizes: Sequence[Size]) -> MemRefType:
+    shape = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+    return MemRefType(element, shape)  # pyright: ignore[reportArgumentType]
+
+
+def _collapse(
+    rewriter: PatternRewriter,
+    source_op: onnx.OnnxOp,
+    buffer: SSAValue,
+    sizes: Sequence[Size],
+    groups: Sequence[Sequence[int]],
+) -> SSAValue:
+    element = memref_type(buffer.type).get_element_type()
+    op = memref.CollapseShapeOp.create(
+        operands=[buffer],
+        result_types=[_memref(element, sizes)],
+        properties={"reassociation": _reassociation(groups)},
+    )
+    return insert(rewriter, op, source_op).results[0]
+
+
+def _expand(
+    rewriter: PatternRewriter,
+    source_op: onnx.OnnxOp,
+    buffer: SSAValue,
+    sizes: Sequence[Size],
+    groups: Sequence[Sequence[int]],
+) -> SSAValue:
+    element = memref_type(buffer.type).get_element_type()
+    static = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+    op = memref.ExpandShapeOp.build(
+        operands=[buffer, [s for s in sizes if isinstance(s, SSAValue)]],
+        result_types=[_memref(element, sizes)],
+        properties={
+            "reassociation": _reassociation(groups),
+            "static_output_shape": DenseArrayBase.from_list(i64, static),
+        },
+    )
+    return insert(rewriter, op, source_op).results[0]
+
+
+def view(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    source_op: onnx.OnnxOp,
+    buffer: SSAValue,
+    sizes: Sequence[Size],
+) -> SSAValue:
+    """`buffer` (contiguous, row-major) seen with `sizes` (the same element
+    count): itself, one collapse or one expansion when the dimensions group,
+    else a collapse to rank 1 followed by an expansion."""
+    current = shapes.sizes(buffer)
+    target = list(sizes)
+    if len(current) == len(target) and all(map(shapes.same, current, target)):
+        return buffer
+    if len(target) < len(current):
+        groups = _groups(shapes, current, target)
+        if groups is not None:
+            return _collapse(rewriter, source_op, buffer, target, groups)
+    if len(target) > len(current):
+        groups = _groups(shapes, target, current)
+        if groups is not None:
+            return _expand(rewriter, source_op, buffer, target, groups)
+    flat = buffer
+    if len(current) > 1:
+        everything = [list(range(len(current)))]
+        flat = _collapse(rewriter, source_op, buffer, [shapes.product(current)], everything)
+    elif not current:
+        flat = _expand(rewriter, source_op, buffer, [1], [])
+    if len(target) > 1:
+        return _expand(rewriter, source_op, flat, target, [list(range(len(target)))])
+    if not target:
+        return _collapse(rewriter, source_op, flat, target, [])
+    return flat
+
+
+class ViewLowering(OnnxLowering[onnx.OnnxOp]):
+    """Base of the view lowerings: `target` gives the output's sizes, the op
+    becomes a view of its data input with them."""
+
+    def target(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> list[Size]:
+        raise NotImplementedError
+
+    def rewrite(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> None:
+        target = self.shapes.result_sizes(op.results[0], self.target(op, rewriter))
+        buffer = buffer_of(rewriter, op.operands[0])
+        self.replace(rewriter, op, [view(rewriter, self.shapes, op, buffer, target)])
+
+
+class FlattenOpLowering(ViewLowering):
+    """`onnx.Flatten` -> a view as the 2-D shape (prod(shape[:axis]),
+    prod(shape[axis:])); `axis` may be negative and ranges over [-rank, rank]."""
+
+    source = onnx.FlattenOp
+
+    def target(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> list[Size]:
+        shape = self.shapes.sizes(op.operands[0])
+        axis = op.attr("axis")
+        if not -len(shape) <= axis <= len(shape):
+            raise unsupported(op, f"axis {axis} is out of range for rank {len(shape)}")
+        axis = axis + len(shape) if axis < 0 else axis
+        return [self.shapes.product(shape[:axis]), self.shapes.product(shape[axis:])]
+
+
+def shape_elements(
+    op: onnx.OnnxOp, rewriter: PatternRewriter, shapes: Shapes, value: SSAValue
+) -> list[Size]:
+    """The elements of a 1-D integer tensor: ints when it is a constant, else
+    loaded at run time as `index` values."""
+    known = constant_value(value)
+    if known is not None:
+        return [int(v) for v in known.reshape(-1)]
+    value_type = value.type
+    assert isinstance(value_type, TensorType)
+    (length,) = value_type.get_shape()
+    if length < 0:
+        raise unsupported(op, "a shape tensor of a length known only at run time")
+    buffer = buffer_of(rewriter, value)
+    elements: list[Size] = []
+    for k in range(length):
+        position = rewriter.insert(arith.ConstantOp.from_int_and_width(k, IndexType())).result
+        loaded = rewriter.insert(memref.LoadOp.get(buffer, [position])).res
+        elements.append(shapes.from_integer(loaded))
+    return elements
+
+
+def reshape_target(
+    op: onnx.OnnxOp,
+    shapes: Shapes,
+    rewriter: PatternRewriter,
+    in_shape: Sequence[Size],
+    shape: Sequence[Size],
+    allowzero: int,
+) -> list[Size]:
+    """The output sizes of Reshape(data of `in_shape`, `shape`): 0 copies the
+    input's dimension (unless `allowzero`), one -1 takes what is left. Known
+    elements are resolved now; elements known at run time with selects, and a
+    run-time check that the element count is kept."""
+    total = shapes.product(in_shape)
+    resolved: list[Size] = []
+    for index, size in enumerate(shape):
+        if isinstance(size, int):
+            if size < -1:
+                raise unsupported(op, f"invalid size {size} in the shape")
+            if size == 0 and not allowzero:
+                if index >= len(in_shape):
+                    raise unsupported(op, f"shape[{index}] = 0 has no input dimension")
+                size = in_shape[index]
+            resolved.append(size)
+            continue
+        if not allowzero and index < len(in_shape):
+            size = _select(shapes, rewriter, shapes.equal(size, 0), in_shape[index], size)
+        resolved.append(size)
+    fixed = [s for s in resolved if not (isinstance(s, int) and s == -1)]
+    if sum(1 for s in resolved if isinstance(s, int) and s == -1) > 1:
+        raise unsupported(op, "the shape has more than one -1")
+    known = [
+        _select(shapes, rewriter, shapes.equal(s, -1), 1, s) if isinstance(s, SSAValue) else s
+        for s in fixed
+    ]
+    rest = shapes.product(known)
+    if isinstance(rest, int) and isinstance(total, int) and rest != 0 and -1 in resolved:
+        if total % rest != 0:
+            raise unsupported(op, f"cannot infer -1: {total} elements into {list(shape)}")
+    inferred = _safe_floordiv(shapes, rewriter, total, rest)
+    out: list[Size] = []
+    for size in resolved:
+        if isinstance(size, int):
+            out.append(inferred if size == -1 else size)
+        else:
+            out.append(_select(shapes, rewriter, shapes.equal(size, -1), inferred, size))
+    count = shapes.product(out)
+    if isinstance(count, int) and isinstance(total, int):
+        if count != total:
+            raise unsupported(op, f"shape {list(shape)} does not hold {total} elements")
+    elif not shapes.same(count, total):
+        keeps = shapes.equal(count, total)
+        check(rewriter, op, keeps, "the shape keeps the count")
+    return out
+
+
+def _select(
+    shapes: Shapes, rewriter: PatternRewriter, condition: SSAValue, a: Size, b: Size
+) -> SSAValue:
+    lhs, rhs = shapes.index(a), shapes.index(b)
+    return rewriter.insert(arith.SelectOp(condition, lhs, rhs)).result
+
+
+def _safe_floordiv(shapes: Shapes, rewriter: PatternRewriter, a: Size, b: Size) -> Size:
+    """a // b, or 0 when b is 0 (a count that does not fit is caught by the
+    element-count check)."""
+    if isinstance(b, int):
+        return 0 if b == 0 else shapes.floordiv(a, b)
+    is_zero = shapes.equal(b, 0)
+    divisor = _select(shapes, rewriter, is_zero, 1, b)
+    return _select(shapes, rewriter, is_zero, 0, shapes.floordiv(a, divisor))
+
+
+class ReshapeOpLowering(ViewLowering):
+    """`onnx.Reshape` -> a view of the data buffer with the spec's target shape
+    (0 copies a dimension unless `allowzero`, -1 is inferred). The target
+    comes from the result type where shape inference knew every size, else
+    from the shape tensor (read at run time when it is computed)."""
+
+    source = onnx.ReshapeOp
+
+    def target(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> list[Size]:
+        result_type = op.results[0].type
+        assert isinstance(result_type, TensorType)
+        if all(s in self.shapes.symbols for s in symbols_of(result_type)):
+            return self.shapes.sizes(op.results[0])
+        shape = shape_elements(op, rewriter, self.shapes, op.operands[1])
+        in_shape = self.shapes.sizes(op.operands[0])
+        return reshape_target(op, self.shapes, rewriter, in_shape, shape, op.attr("allowzero"))
+
+
+def _axes(op: onnx.OnnxOp, axes: np.ndarray, rank: int) -> list[int]:
+    normalized = [normalize_axis(op, int(a), rank) for a in axes.reshape(-1)]
+    if len(set(normalized)) != len(normalized):
+        raise unsupported(op, f"repeated axes {axes.tolist()}")
+    return normalized
+
+
+class SqueezeOpLowering(ViewLowering):
+    """`onnx.Squeeze` -> a view without the listed size-1 axes (all axes of
+    size 1 when `axes` is omitted). `axes` must be a compile-time constant."""
+
+    source = onnx.SqueezeOp
+
+    def target(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> list[Size]:
+        in_shape = self.shapes.sizes(op.operands[0])
+        axes_value = op.operands[1]
+        if is_none(axes_value):
+            if any(isinstance(s, SSAValue) for s in in_shape):
+                raise unsupported(op, "Squeeze without axes of dimensions known at run time")
+            return [s for s in in_shape if s != 1]
+        axes = constant_value(axes_value)
+        if axes is None:
+            raise unsupported(op, "input 'axes' must be a compile-time constant")
+        squeezed = _axes(op, axes, len(in_shape))
+        if any(isinstance(in_shape[a], int) and in_shape[a] != 1 for a in squeezed):
+            raise unsupported(op, f"cannot squeeze axes {squeezed} of {list(in_shape)}")
+        return [s for a, s in enumerate(in_shape) if a not in squeezed]
+
+
+class UnsqueezeOpLowering(ViewLowering):
+    """`onnx.Unsqueeze` -> a view with size-1 axes inserted at `axes`
+    (positions in the output, negative ones counted from its end); `axes` must
+    be a compile-time constant."""
+
+    source = onnx.UnsqueezeOp
+
+    def target(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> list[Size]:
+        in_shape = self.shapes.sizes(op.operands[0])
+        axes = constant_value(op.operands[1])
+        if axes is None:
+            raise unsupported(op, "input 'axes' must be a compile-time constant")
+        inserted = _axes(op, axes, len(in_shape) + axes.size)
+        remaining = iter(in_shape)
+        return [
+            1 if a in inserted else next(remaining) for a in range(len(in_shape) + len(inserted))
+        ]

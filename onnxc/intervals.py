@@ -1,0 +1,134 @@
+"""Bounds of sizes computed at run time: interval arithmetic over the `index`
+arithmetic (arith) that computes them.
+
+The memory planner and the C interface ask two questions of a size: does it
+depend on data (a value loaded from a tensor), or only on the free dimensions;
+and, when every free dimension has an upper bound (`max_dims`), how large can
+it get. `evaluate` answers both: an `Interval` when the value is computed from
+constants and the given inputs alone, None when it reaches anything else.
+Interval arithmetic is sound (the true value is always inside), if not always
+tight (subtraction widens).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Operation, SSAValue
+
+INFINITY = math.inf
+
+
+@dataclass(frozen=True)
+class Interval:
+    """All values from `low` to `high` (either may be infinite)."""
+
+    low: float
+    high: float
+
+    def __add__(self, other: Interval) -> Interval:
+        return Interval(self.low + other.low, self.high + other.high)
+
+    def __sub__(self, other: Interval) -> Interval:
+        return Interval(self.low - other.high, self.high - other.low)
+
+    def __mul__(self, other: Interval) -> Interval:
+        products = [_times(a, b) for a in (self.low, self.high) for b in (other.low, other.high)]
+        return Interval(min(products), max(products))
+
+    def join(self, other: Interval) -> Interval:
+        return Interval(min(self.low, other.low), max(self.high, other.high))
+
+
+def _times(a: float, b: float) -> float:
+    if a == 0 or b == 0:
+        return 0.0
+    return a * b
+
+
+def _divide(value: Interval, divisor: Interval, rounding: str) -> Interval | None:
+    if divisor.low <= 0:
+        return None  # only positive divisors are bounded here
+    candidates = [
+        value.low / divisor.low,
+        value.low / divisor.high,
+        value.high / divisor.low,
+        value.high / divisor.high,
+    ]
+    low, high = min(candidates), max(candidates)
+    if rounding == "ceil":
+        return Interval(math.ceil(low) if math.isfinite(low) else low, _up(high))
+    return Interval(_down(low), math.floor(high) if math.isfinite(high) else high)
+
+
+def _up(x: float) -> float:
+    return math.ceil(x) if math.isfinite(x) else x
+
+
+def _down(x: float) -> float:
+    return math.floor(x) if math.isfinite(x) else x
+
+
+def evaluate(
+    value: SSAValue,
+    inputs: dict[SSAValue, Interval],
+    memo: dict[SSAValue, Interval | None] | None = None,
+) -> Interval | None:
+    """The interval of `value`, given the intervals of `inputs`; None when it
+    depends on a value that is neither an input nor computed from inputs and
+    constants by the arithmetic known here."""
+    memo = {} if memo is None else memo
+    if value in inputs:
+        return inputs[value]
+    if value in memo:
+        return memo[value]
+    memo[value] = None  # a cycle (none in SSA) or an unknown op stays unknown
+    op = value.owner
+    result: Interval | None = None
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        v = float(op.value.value.data)
+        result = Interval(v, v)
+    elif isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp):
+        result = evaluate(op.operands[0], inputs, memo)
+    elif isinstance(op, arith.CmpiOp):
+        result = Interval(0, 1)
+    elif isinstance(op, Operation):
+        args = [evaluate(v, inputs, memo) for v in op.operands]
+        if args and all(a is not None for a in args):
+            result = _combine(op, [a for a in args if a is not None])
+    memo[value] = result
+    return result
+
+
+def _combine(op: object, args: list[Interval]) -> Interval | None:
+    if isinstance(op, arith.AddiOp):
+        return args[0] + args[1]
+    if isinstance(op, arith.SubiOp):
+        return args[0] - args[1]
+    if isinstance(op, arith.MuliOp):
+        return args[0] * args[1]
+    if isinstance(op, arith.FloorDivSIOp | arith.DivSIOp | arith.DivUIOp):
+        return _divide(args[0], args[1], "floor")
+    if isinstance(op, arith.CeilDivSIOp):
+        return _divide(args[0], args[1], "ceil")
+    if isinstance(op, arith.MaxSIOp | arith.MaxUIOp):
+        return Interval(max(args[0].low, args[1].low), max(args[0].high, args[1].high))
+    if isinstance(op, arith.MinSIOp | arith.MinUIOp):
+        return Interval(min(args[0].low, args[1].low), min(args[0].high, args[1].high))
+    if isinstance(op, arith.SelectOp):
+        return args[1].join(args[2])
+    if isinstance(op, arith.AndIOp | arith.OrIOp):
+        return Interval(0, 1)
+    return None
+
+
+def upper_bound(value: SSAValue, inputs: dict[SSAValue, Interval]) -> int | None:
+    """The least integer `value` never exceeds, or None when it is unbounded or
+    depends on data."""
+    found = evaluate(value, inputs)
+    if found is None or not math.isfinite(found.high):
+        return None
+    return int(found.high)
