@@ -427,6 +427,30 @@ class _Sizes(IndexArith):
         return self.product([total, *alloc.dynamic_sizes])
 
 
+def _hoist(fn: func.FuncOp, values: Sequence[SSAValue]) -> None:
+    """Move the arithmetic computing `values` (sizes that depend only on the
+    free dimensions: pure `arith` ops over arguments) to the start of `fn`,
+    keeping its order, so the arena can be sized before any buffer is used."""
+    block = fn.body.block
+    found: set[Operation] = set()
+    stack = list(values)
+    while stack:
+        owner = stack.pop().owner
+        if isinstance(owner, Operation) and owner not in found:
+            if not owner.name.startswith("arith.") or owner.parent_block() is not block:
+                raise InternalError(f"internal error: a size computed by {owner.name}")
+            found.add(owner)
+            stack.extend(owner.operands)
+    first = block.first_op
+    assert first is not None
+    for op in [op for op in block.ops if op in found]:
+        if op is not first:
+            op.detach()
+            block.insert_op_before(op, first)
+        else:
+            first = op.next_op or first
+
+
 def _last_definition(fn: func.FuncOp, buffers: Sequence[Buffer]) -> Operation | None:
     """The last top-level op defining a size operand of `buffers`."""
     body = {op: i for i, op in enumerate(fn.body.block.ops)}
@@ -450,6 +474,7 @@ def _plan_at_run_time(
     `offsets`, slots by liveness for `sliding`, one after the other for
     `data`; the arena's size is what the sizes given at run time need."""
     fixed = [b for slot in offsets for b in slot.buffers]
+    _hoist(fn, [v for b in [*fixed, *sliding] for v in b.alloc.dynamic_sizes])
     sizes = _Sizes(fn, _last_definition(fn, [*fixed, *sliding]))
     end: Size = 0
     for slot, offset in offsets.items():
@@ -472,7 +497,8 @@ def _plan_at_run_time(
         for b in members:
             _replace_with_view(b.alloc, arena, offset)
     current = end
-    for b in sorted(data, key=lambda b: b.start):
+    position = {op: k for k, op in enumerate(fn.body.block.ops)}
+    for b in sorted(data, key=lambda b: position[b.alloc]):  # each size follows the last
         here = _Sizes(fn, b.alloc.prev_op)
         offset = here.align(current, ARENA_ALIGN)
         current = here.add(offset, here.bytes(b.alloc))

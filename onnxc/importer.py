@@ -9,9 +9,14 @@ The importer is the only place that reads protobuf. Before building IR it:
    version converter;
 3. binds dimensions: `dims` gives a size to each dim_param (a global name, the same
    size everywhere), `shapes` fixes an input's whole shape (also unnamed or -1
-   dims); any input dimension left unknown is an error naming it;
-4. runs onnx shape inference with data propagation, so every value has a static
-   type.
+   dims); a dim_param left unbound is a free dimension (given at run time, and
+   bounded by `max_dims`), an unnamed or -1 input dimension one named
+   `INPUT_dimK`;
+4. runs onnx shape inference with data propagation, so every value has a type
+   whose sizes are static or symbols (see `dialects/dims.py`). Where inference
+   cannot tell a rank because it cannot see through shape arithmetic on
+   constants, the nodes computing only from constants are evaluated first (as
+   onnx-fold-constants would later) and inference runs again.
 
 Initializers become `onnx.Constant` operations (large ones as `dense_resource`);
 an initializer that is also a graph input stays an input, and its value is kept as
@@ -30,6 +35,7 @@ import numpy as np
 import onnx
 from onnx import external_data_helper, numpy_helper
 from onnx.defs import OpSchema
+from onnx.reference import ReferenceEvaluator
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -49,10 +55,12 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from onnxc import element_types
 from onnxc.dialects import dims as tensor_dims
 from onnxc.dialects import onnx as onnx_dialect
-from onnxc.dialects.dims import Dim
 from onnxc.dialects.constants import constant_attr
+from onnxc.dialects.dims import Dim
 from onnxc.errors import OnnxcError, UnsupportedError
 from onnxc.ir_names import DIMS, INPUT_NAMES, MAX_DIMS, ONNX_NODE_NAME, OUTPUT_NAMES
+from onnxc.lowering.onnx_export import SMALL_CONSTANT
+from onnxc.lowering.onnx_fold_constants import MAX_ROUNDS, NON_DETERMINISTIC
 
 ModelLike = str | os.PathLike[str] | onnx.ModelProto
 
@@ -177,13 +185,72 @@ def prepare_model(
             f"the model uses opset {opset}; onnxc supports up to {onnx_dialect.TARGET_OPSET}"
         )
     free = _bind_dimensions(model, dict(dims or {}), dict(shapes or {}))
+    inferred = _infer(model)
+    for _ in range(MAX_ROUNDS):
+        if _all_ranks_known(inferred) or not _fold_constant_nodes(model.graph):
+            break
+        inferred = _infer(model)
+    return inferred, free
+
+
+def _infer(model: onnx.ModelProto) -> onnx.ModelProto:
     try:
-        inferred = onnx.shape_inference.infer_shapes(
+        return onnx.shape_inference.infer_shapes(
             model, check_type=True, strict_mode=True, data_prop=True
         )
     except Exception as error:
         raise OnnxcError(f"shape inference failed: {_first_line(error)}") from None
-    return inferred, free
+
+
+def _all_ranks_known(model: onnx.ModelProto) -> bool:
+    graph = model.graph
+    typed = {v.name: v.type for v in [*graph.value_info, *graph.output]}
+    return all(
+        name in typed and typed[name].tensor_type.HasField("shape")
+        for node in graph.node
+        for name in node.output
+        if name and (name not in typed or typed[name].HasField("tensor_type"))
+    )
+
+
+def _fold_constant_nodes(graph: onnx.GraphProto) -> bool:
+    """Replace each node whose inputs are all constants, and whose outputs are
+    small, by initializers holding its outputs (evaluated with onnx's
+    reference implementation); whether any was."""
+    known = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    known.update((i.name, None) for i in graph.input if i.name in known)  # overridable
+    kept: list[onnx.NodeProto] = []
+    folded = False
+    for node in graph.node:
+        inputs = [name for name in node.input if name]
+        foldable = (
+            node.domain in ("", "ai.onnx")
+            and node.op_type not in NON_DETERMINISTIC
+            and all(known.get(name) is not None for name in inputs)
+            and not any(
+                a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+                for a in node.attribute
+            )
+        )
+        values: list[np.ndarray] = []
+        if foldable:
+            try:
+                feeds = {name: known[name] for name in inputs}
+                values = [np.asarray(v) for v in ReferenceEvaluator(node).run(None, feeds)]
+            except Exception:  # not evaluable here: leave it to the compiler
+                values = []
+        outputs = [name for name in node.output if name]
+        if values and len(values) == len(outputs) and sum(v.size for v in values) <= SMALL_CONSTANT:
+            for name, value in zip(outputs, values, strict=True):
+                known[name] = value
+                graph.initializer.append(numpy_helper.from_array(value, name))
+            folded = True
+        else:
+            kept.append(node)
+    if folded:
+        del graph.node[:]
+        graph.node.extend(kept)
+    return folded
 
 
 def _default_opset(model: onnx.ModelProto) -> int:

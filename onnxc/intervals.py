@@ -50,8 +50,13 @@ def _times(a: float, b: float) -> float:
 
 
 def _divide(value: Interval, divisor: Interval, rounding: str) -> Interval | None:
-    if divisor.low <= 0:
-        return None  # only positive divisors are bounded here
+    """Integer division by a divisor that is never negative: a divisor that
+    may be 0 divides by 1 or more, or gives 0 (the runtime's x / 0)."""
+    if divisor.low < 0 or divisor.high <= 0:
+        return None  # only non-negative divisors are bounded here
+    if divisor.low == 0:
+        found = _divide(value, Interval(1, divisor.high), rounding)
+        return None if found is None else found.join(Interval(0, 0))
     candidates = [
         value.low / divisor.low,
         value.low / divisor.high,
@@ -94,7 +99,8 @@ def evaluate(
     elif isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp):
         result = evaluate(op.operands[0], inputs, memo)
     elif isinstance(op, arith.CmpiOp):
-        result = Interval(0, 1)
+        args = [evaluate(v, inputs, memo) for v in op.operands]
+        result = _compare(op, args[0], args[1])
     elif isinstance(op, Operation):
         args = [evaluate(v, inputs, memo) for v in op.operands]
         if args and all(a is not None for a in args):
@@ -119,10 +125,42 @@ def _combine(op: object, args: list[Interval]) -> Interval | None:
     if isinstance(op, arith.MinSIOp | arith.MinUIOp):
         return Interval(min(args[0].low, args[1].low), min(args[0].high, args[1].high))
     if isinstance(op, arith.SelectOp):
+        if args[0].low == args[0].high:  # the condition is known
+            return args[1] if args[0].low else args[2]
         return args[1].join(args[2])
     if isinstance(op, arith.AndIOp | arith.OrIOp):
         return Interval(0, 1)
     return None
+
+
+_ALWAYS = {
+    # predicate: (always true when, always false when), on intervals a and b
+    "eq": (lambda a, b: a.low == a.high == b.low == b.high, lambda a, b: _apart(a, b)),
+    "ne": (lambda a, b: _apart(a, b), lambda a, b: a.low == a.high == b.low == b.high),
+    "slt": (lambda a, b: a.high < b.low, lambda a, b: a.low >= b.high),
+    "sle": (lambda a, b: a.high <= b.low, lambda a, b: a.low > b.high),
+    "sgt": (lambda a, b: a.low > b.high, lambda a, b: a.high <= b.low),
+    "sge": (lambda a, b: a.low >= b.high, lambda a, b: a.high < b.low),
+}
+
+
+def _apart(a: Interval, b: Interval) -> bool:
+    return a.high < b.low or b.high < a.low
+
+
+def _compare(op: arith.CmpiOp, a: Interval | None, b: Interval | None) -> Interval | None:
+    """A comparison's value: 0 or 1, or exactly one of them when the
+    intervals decide it; None when it depends on data."""
+    if a is None or b is None:
+        return None
+    predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+    if predicate in _ALWAYS:
+        true, false = _ALWAYS[predicate]
+        if true(a, b):
+            return Interval(1, 1)
+        if false(a, b):
+            return Interval(0, 0)
+    return Interval(0, 1)
 
 
 def upper_bound(value: SSAValue, inputs: dict[SSAValue, Interval]) -> int | None:

@@ -13,6 +13,7 @@ when onnxscript is missing. Tests should still say so explicitly, with
 
 from __future__ import annotations
 
+import math
 import pathlib
 import warnings
 from collections.abc import Callable
@@ -202,12 +203,80 @@ class DSCNN(nn.Module):
         return self.fc(x)
 
 
+class _SelfAttention(nn.Module):
+    """Multi-head self-attention written with ``x.shape`` sizes, so both
+    exporters keep the batch and sequence sizes symbolic."""
+
+    def __init__(self, width: int, heads: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.q = nn.Linear(width, width)
+        self.k = nn.Linear(width, width)
+        self.v = nn.Linear(width, width)
+        self.out = nn.Linear(width, width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        batch, seq, width = x.shape
+        depth = width // self.heads
+
+        def split(t: torch.Tensor) -> torch.Tensor:
+            return t.reshape(batch, seq, self.heads, depth).transpose(1, 2)
+
+        q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(depth)
+        mixed = torch.matmul(torch.softmax(scores, dim=-1), v)
+        return self.out(mixed.transpose(1, 2).reshape(batch, seq, width))
+
+
+class EncoderLayer(nn.Module):
+    """A post-norm transformer encoder layer (attention, LayerNorm, a ReLU
+    feed-forward, LayerNorm) on [batch, seq, 32]."""
+
+    input_shape = (2, 5, 32)
+
+    def __init__(self, width: int = 32, heads: int = 4, hidden: int = 64) -> None:
+        super().__init__()
+        self.attention = _SelfAttention(width, heads)
+        self.norm1 = nn.LayerNorm(width)
+        self.feed = nn.Sequential(nn.Linear(width, hidden), nn.ReLU(), nn.Linear(hidden, width))
+        self.norm2 = nn.LayerNorm(width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.norm1(x + self.attention(x))
+        return self.norm2(x + self.feed(x))
+
+
+class TorchEncoderLayer(nn.Module):
+    """``torch.nn.TransformerEncoderLayer`` (batch first, no dropout) on
+    [batch, seq, 32]. Its legacy export fixes the sequence length in a
+    reshape (onnxruntime fails on other lengths too), so it is exported with
+    dynamo only."""
+
+    input_shape = (2, 5, 32)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(
+            d_model=32, nhead=4, dim_feedforward=64, dropout=0.0, batch_first=True
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layer(x)
+
+
 MODEL_CLASSES: dict[str, Callable[[], nn.Module]] = {
     "LeNet5": LeNet5,
     "ResNet8": ResNet8,
     "MobileNetV2Small": MobileNetV2Small,
     "DSCNN": DSCNN,
 }
+"""The CNNs of the end-to-end and memory-plan tests."""
+
+SEQUENCE_MODELS: dict[str, Callable[[], nn.Module]] = {
+    "EncoderLayer": EncoderLayer,
+    "TorchEncoderLayer": TorchEncoderLayer,
+}
+"""Models over [batch, seq, width] for the dynamic-size tests."""
 
 
 def build(name: str, seed: int = 0) -> tuple[nn.Module, torch.Tensor]:
@@ -216,7 +285,7 @@ def build(name: str, seed: int = 0) -> tuple[nn.Module, torch.Tensor]:
     Returns the model and a seeded example input of the model's ``input_shape``.
     """
     torch.manual_seed(seed)
-    model = MODEL_CLASSES[name]()
+    model = {**MODEL_CLASSES, **SEQUENCE_MODELS}[name]()
     _randomise_batchnorm(model)
     model.eval()
     shape: tuple[int, ...] = model.input_shape  # type: ignore[assignment]
@@ -232,6 +301,7 @@ def export(
     dynamo: bool,
     opset: int | None = None,
     dynamic_batch: bool = False,
+    dynamic_axes: dict[int, str] | None = None,
     fold_constants: bool = True,
 ) -> pathlib.Path:
     """Export ``model`` to ONNX at ``path`` and check the file with onnx.checker.
@@ -244,6 +314,7 @@ def export(
     By default every shape is static. ``dynamic_batch=True`` names the batch
     dimension "N" (bind it with ``dims={"N": 1}``); the legacy exporter then
     computes LeNet5's flatten with Shape/Gather/Unsqueeze/Concat/Reshape.
+    ``dynamic_axes`` names more: axis -> dim_param, of the input and output.
     ``fold_constants=False`` turns off the exporter's graph optimisation
     (legacy: ``do_constant_folding``, dynamo: ``optimize``), which keeps
     BatchNormalization nodes in the graph instead of folding them into Conv.
@@ -256,16 +327,21 @@ def export(
     options: dict[str, Any] = {}
     if opset is not None:
         options["opset_version"] = opset
+    axes = dict(dynamic_axes or {})
+    if dynamic_batch:
+        axes[0] = "N"
     if dynamo:
         options["verbose"] = False
         options["external_data"] = False
         options["optimize"] = fold_constants
-        if dynamic_batch:
-            options["dynamic_shapes"] = ({0: torch.export.Dim("N")},)
+        if axes:
+            options["dynamic_shapes"] = (
+                {axis: torch.export.Dim(name) for axis, name in axes.items()},
+            )
     else:
         options["do_constant_folding"] = fold_constants
-        if dynamic_batch:
-            options["dynamic_axes"] = {INPUT_NAME: {0: "N"}, OUTPUT_NAME: {0: "N"}}
+        if axes:
+            options["dynamic_axes"] = {INPUT_NAME: axes, OUTPUT_NAME: axes}
     with torch.no_grad(), warnings.catch_warnings():
         # The legacy exporter is used on purpose; its deprecation notice is noise.
         warnings.filterwarnings(

@@ -64,6 +64,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     memref_type,
 )
+from onnxc.lowering.convert_onnx_to_linalg.shape_values import track
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 
 
@@ -253,7 +254,7 @@ class ConvertOnnxToLinalgPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         functions = [f for f in op.walk() if isinstance(f, func.FuncOp)]
         converted = {f: _convert_signature(f) for f in functions}
-        context = LoweringContext({f: shapes for f, (_, shapes) in converted.items()})
+        context = LoweringContext({f: shapes for f, (_, shapes) in converted.items()}, track)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(collect_patterns(context)),
             apply_recursively=False,

@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     MemRefType,
     ModuleOp,
+    NoneType,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -65,9 +66,11 @@ OpT = TypeVar("OpT", bound=onnx.OnnxOp)
 @dataclass
 class LoweringContext:
     """What the patterns of one run of the pass share: the `Shapes` of each
-    function being lowered."""
+    function being lowered, and what to do before lowering each op (follow
+    shape values, `shape_values.track`)."""
 
     shapes: dict[Operation, Shapes]
+    before: Callable[[onnx.OnnxOp, Shapes], None] = lambda op, shapes: None
 
     def shapes_of(self, op: Operation) -> Shapes:
         parent = op.parent_op()
@@ -104,6 +107,7 @@ class OnnxLowering(RewritePattern, Generic[OpT]):
         if isinstance(op, self.source):
             self.shapes = self.context.shapes_of(op)
             self.shapes.use(rewriter)
+            self.context.before(op, self.shapes)
             self.rewrite(cast(OpT, op), rewriter)
 
     def replace(
@@ -114,7 +118,7 @@ class OnnxLowering(RewritePattern, Generic[OpT]):
         for result, buffer in zip(op.results, buffers, strict=True):
             if buffer is not None and isinstance(result.type, TensorType):
                 self.shapes.result_sizes(result, self.shapes.sizes(buffer))
-        replace_with_buffers(rewriter, op, buffers)
+        replace_with_buffers(rewriter, op, buffers, self.shapes)
 
     def result_buffer(
         self, rewriter: PatternRewriter, result: SSAValue, computed: Sequence[Size]
@@ -162,7 +166,8 @@ def shape_of(value: SSAValue) -> tuple[int, ...]:
 
 
 def is_none(value: SSAValue) -> bool:
-    return isinstance(value.owner, onnx.NoValueOp)
+    """An omitted optional input or output."""
+    return isinstance(value.owner, onnx.NoValueOp) or isinstance(value.type, NoneType)
 
 
 def buffer_of(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
@@ -179,9 +184,13 @@ def buffer_of(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
 
 
 def replace_with_buffers(
-    rewriter: PatternRewriter, op: Operation, buffers: Sequence[SSAValue | None]
+    rewriter: PatternRewriter,
+    op: Operation,
+    buffers: Sequence[SSAValue | None],
+    shapes: Shapes | None = None,
 ) -> None:
-    """Replace `op`'s tensor results by buffers (None for a `none` result)."""
+    """Replace `op`'s tensor results by buffers (None for a `none` result);
+    what `shapes` knows of the results' values moves to their replacements."""
     new_results: list[SSAValue | None] = []
     for result, buffer in zip(op.results, buffers, strict=True):
         if buffer is None:
@@ -195,6 +204,8 @@ def replace_with_buffers(
     for result, new in zip(op.results, new_results, strict=True):
         if new is not None:
             result.replace_all_uses_with(new)
+            if shapes is not None and result in shapes.elements:
+                shapes.elements[new] = shapes.elements.pop(result)
     for result in op.results:
         if result.uses:
             label = op.node_label() if isinstance(op, onnx.OnnxOp) else op.name
@@ -235,31 +246,6 @@ def insert(rewriter: PatternRewriter, op: Operation, source: Operation) -> Opera
 
 def identity_map(rank: int) -> AffineMap:
     return AffineMap.identity(rank)
-
-
-def broadcast_map(
-    input_shape: Sequence[Size], output_shape: Sequence[Size], op: onnx.OnnxOp | None = None
-) -> AffineMap:
-    """The indexing map reading an input multidirectionally broadcast to
-    `output_shape` (numpy rules: shapes aligned at the right, size-1 dims
-    repeat). Run-time sizes must be the same value as the output's (equal
-    symbols): one that may or may not be 1 is rejected, naming `op`."""
-    rank = len(output_shape)
-    offset = rank - len(input_shape)
-    results: list[AffineExpr] = []
-    for axis, size in enumerate(input_shape):
-        out = output_shape[offset + axis]
-        if size == 1 and out != 1:
-            results.append(AffineConstantExpr(0))
-        elif size is out or isinstance(size, int) and isinstance(out, int) or size == out:
-            results.append(AffineDimExpr(offset + axis))
-        else:
-            where = f"{op.node_label()}: " if op is not None else ""
-            raise UnsupportedError(
-                f"{where}a dimension known only at run time may broadcast (it may be 1); "
-                "bind it with dims= or shapes="
-            )
-    return AffineMap(rank, 0, tuple(results))
 
 
 def generic(
@@ -333,7 +319,7 @@ def elementwise(
     computed = broadcast_sizes(shapes, in_sizes, len(shape_of(result)))
     output = alloc(rewriter, result.type, shapes.result_sizes(result, computed))
     broadcast_into(rewriter, shapes, op, body, tensors, output)
-    replace_with_buffers(rewriter, op, [output])
+    replace_with_buffers(rewriter, op, [output], shapes)
 
 
 def broadcast_sizes(shapes: Shapes, in_sizes: Sequence[Sequence[Size]], rank: int) -> list[Size]:
@@ -356,8 +342,11 @@ def broadcast_into(
     body: BodyBuilder,
     tensors: Sequence[SSAValue],
     output: SSAValue,
+    extra: Sequence[tuple[SSAValue, AffineMap]] = (),
 ) -> None:
-    """Write `body` of `tensors` (broadcast to `output`'s sizes) into `output`.
+    """Write `body` of `tensors` (broadcast to `output`'s sizes), and of the
+    `extra` buffers (read through their maps), into `output`; the body gets
+    the tensors' elements, then the extras'.
 
     An input dimension that is 1 repeats and one equal to the output's (the
     same size or symbol) is read as is, through the generic's indexing map.
@@ -372,60 +361,86 @@ def broadcast_into(
     maps: list[AffineMap] = []
     runtime: dict[int, list[bool]] = {}
     for k, sizes in enumerate(in_sizes):
-        offset = rank - len(sizes)
-        results: list[AffineExpr] = []
-        ambiguous: list[bool] = []
-        for j, size in enumerate(sizes):
-            out = out_sizes[offset + j]
-            if shapes.same(size, out):
-                results.append(AffineDimExpr(offset + j))
-                ambiguous.append(False)
-            elif size == 1:
-                results.append(AffineConstantExpr(0))
-                ambiguous.append(False)
-            elif isinstance(size, int) and isinstance(out, int):
-                raise unsupported(op, f"input {k} of size {size} does not broadcast to {out}")
-            else:
-                ambiguous.append(True)
-                fits = shapes.either(shapes.equal(size, 1), shapes.equal(size, out))
-                check(rewriter, op, fits, f"input {k} broadcasts")
-        if any(ambiguous):
-            runtime[k] = ambiguous
+        reads = broadcast_reads(rewriter, shapes, op, f"input {k}", sizes, out_sizes)
+        if any(r is None for r in reads):
+            runtime[k] = [r is None for r in reads]
         else:
             mapped.append(k)
-            maps.append(AffineMap(rank, 0, tuple(results)))
+            maps.append(AffineMap(rank, 0, tuple(r for r in reads if r is not None)))
+    maps += [m for _, m in extra]
     maps.append(identity_map(rank))
 
     def gathered(b: Builder, args: Sequence[SSAValue]) -> SSAValue | Sequence[SSAValue]:
         values: dict[int, SSAValue] = dict(zip(mapped, args, strict=False))
         if runtime:
             loop = [b.insert(linalg_ops.IndexOp(d)).result for d in range(rank)]
-            zero = b.insert(arith.ConstantOp.from_int_and_width(0, IndexType())).result
             for k, ambiguous in runtime.items():
-                offset = rank - len(in_sizes[k])
-                indices: list[SSAValue] = []
-                for j, unknown in enumerate(ambiguous):
-                    if not unknown and in_sizes[k][j] == 1:
-                        indices.append(zero)
-                    elif not unknown:
-                        indices.append(loop[offset + j])
-                    else:
-                        one = b.insert(
-                            arith.CmpiOp(shapes.index(in_sizes[k][j]), shapes.index(1), "eq")
-                        )
-                        indices.append(b.insert(arith.SelectOp(one, zero, loop[offset + j])).result)
+                indices = broadcast_indices(b, shapes, in_sizes[k], ambiguous, loop)
                 values[k] = b.insert(memref.LoadOp.get(buffers[k], indices)).res
-        return body(b, [values[k] for k in range(len(tensors))])
+        rest = list(args[len(mapped) : len(args) - 1])  # the extras' elements
+        return body(b, [*(values[k] for k in range(len(tensors))), *rest])
 
     generic(
         rewriter,
         op,
-        [buffers[k] for k in mapped],
+        [*(buffers[k] for k in mapped), *(buffer for buffer, _ in extra)],
         [output],
         maps,
         [PARALLEL] * rank,
         gathered,
     )
+
+
+def broadcast_reads(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    what: str,
+    sizes: Sequence[Size],
+    out_sizes: Sequence[Size],
+) -> list[AffineExpr | None]:
+    """How an operand of `sizes` is read when broadcast (numpy rules, aligned
+    at the right) to `out_sizes`: per operand axis, the loop dimension, 0 for
+    a size-1 axis that repeats, or None for a size that may or may not be 1
+    (only the sizes given at run time tell; a run-time check that it is 1 or
+    the output's size is inserted)."""
+    offset = len(out_sizes) - len(sizes)
+    reads: list[AffineExpr | None] = []
+    for j, size in enumerate(sizes):
+        out = out_sizes[offset + j]
+        if shapes.same(size, out):
+            reads.append(AffineDimExpr(offset + j))
+        elif size == 1:
+            reads.append(AffineConstantExpr(0))
+        elif isinstance(size, int) and isinstance(out, int):
+            raise unsupported(op, f"{what} of size {size} does not broadcast to {out}")
+        else:
+            reads.append(None)
+            fits = shapes.either(shapes.equal(size, 1), shapes.equal(size, out))
+            check(rewriter, op, fits, f"{what} broadcasts")
+    return reads
+
+
+def broadcast_indices(
+    b: Builder,
+    shapes: Shapes,
+    sizes: Sequence[Size],
+    ambiguous: Sequence[bool],
+    loop: Sequence[SSAValue],
+) -> list[SSAValue]:
+    """Inside a body, the indices of an operand of `sizes` broadcast to the
+    last len(sizes) of the `loop` indices: `size == 1 ? 0 : index` where it
+    is `ambiguous`, 0 where the size is 1, the loop index elsewhere."""
+    offset = len(loop) - len(sizes)
+    zero = b.insert(arith.ConstantOp.from_int_and_width(0, IndexType())).result
+    indices: list[SSAValue] = []
+    for j, unknown in enumerate(ambiguous):
+        if unknown:
+            one = b.insert(arith.CmpiOp(shapes.index(sizes[j]), shapes.index(1), "eq"))
+            indices.append(b.insert(arith.SelectOp(one, zero, loop[offset + j])).result)
+        else:
+            indices.append(zero if sizes[j] == 1 else loop[offset + j])
+    return indices
 
 
 def constant_value(value: SSAValue) -> np.ndarray | None:

@@ -46,8 +46,8 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     shape_of,
     unsupported,
 )
+from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_elements
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
-from onnxc.lowering.convert_onnx_to_linalg.views import shape_elements
 from onnxc.lowering.index_arith import Size, is_static, static
 
 

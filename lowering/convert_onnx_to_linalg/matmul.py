@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
+from xdsl.dialects import memref
+from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import (
     PatternRewriter,
 )
@@ -26,8 +28,11 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     accumulator,
     alloc,
-    broadcast_map,
+    broadcast_indices,
+    broadcast_into,
+    broadcast_reads,
     buffer_of,
+    element_type,
     fill,
     generic,
     identity_map,
@@ -92,29 +97,52 @@ class MatMulOpLowering(OnnxLowering[onnx.MatMulOp]):
         batch = out_shape[:batch_rank]
         # Loop dims: batch..., M (if A is a matrix), N (if B is), then K.
         loops = len(out_shape) + 1
-        m_dim = AffineDimExpr(batch_rank)
-        n_dim = AffineDimExpr(batch_rank + a_matrix)
-        k_dim = AffineDimExpr(loops - 1)
-
-        def operand_map(shape: Sequence[Size], rows: list[AffineExpr]) -> AffineMap:
-            batch_results = broadcast_map(shape[: len(shape) - 2], batch, op).results
-            return AffineMap(loops, 0, (*batch_results, *rows))
-
-        a_map = operand_map(a_shape, [m_dim, k_dim] if a_matrix else [k_dim])
-        b_map = operand_map(b_shape, [k_dim, n_dim] if b_matrix else [k_dim])
+        m_dim = batch_rank
+        n_dim = batch_rank + a_matrix
+        k_dim = loops - 1
+        operands = [
+            (a, a_shape, [m_dim, k_dim] if a_matrix else [k_dim]),
+            (b, b_shape, [k_dim, n_dim] if b_matrix else [k_dim]),
+        ]
+        # An operand whose batch sizes may or may not be 1 (known at run time)
+        # is loaded in the body at `size == 1 ? 0 : index`; it stays an input
+        # (read at 0 along those axes) so every loop has a bound.
+        buffers: list[SSAValue] = []
+        maps: list[AffineMap] = []
+        loaded: list[tuple[int, SSAValue, list[Size], list[bool], list[int]]] = []
+        for k, (value, shape, rows) in enumerate(operands):
+            sizes = shape[: len(shape) - len(rows)]
+            what = f"input {k}'s batch dimensions"
+            reads = broadcast_reads(rewriter, self.shapes, op, what, sizes, batch)
+            buffer = buffer_of(rewriter, value)
+            if any(r is None for r in reads):
+                loaded.append((k, buffer, list(sizes), [r is None for r in reads], rows))
+            exprs = [AffineConstantExpr(0) if r is None else r for r in reads]
+            buffers.append(buffer)
+            maps.append(AffineMap(loops, 0, (*exprs, *(AffineDimExpr(d) for d in rows))))
         out_map = AffineMap(loops, 0, identity_map(loops - 1).results)
-        buffers = [buffer_of(rewriter, a), buffer_of(rewriter, b)]
         output = alloc(rewriter, result_type, out_shape)
         acc = accumulator(rewriter, output, out_shape)
         fill(rewriter, op, acc.buffer, 0.0)
+        multiply_add = _multiply_add()
+
+        def body(builder: Builder, args: Sequence[SSAValue]) -> SSAValue:
+            values = list(args)
+            index = [builder.insert(IndexOp(d)).result for d in range(loops)]
+            for k, buffer, sizes, ambiguous, rows in loaded:
+                at = broadcast_indices(builder, self.shapes, sizes, ambiguous, index[:batch_rank])
+                at += [index[d] for d in rows]
+                values[k] = builder.insert(memref.LoadOp.get(buffer, at)).res
+            return multiply_add(builder, values)
+
         generic(
             rewriter,
             op,
             buffers,
             [acc.buffer],
-            [a_map, b_map, out_map],
+            [*maps, out_map],
             [PARALLEL] * (loops - 1) + [REDUCTION],
-            _multiply_add(),
+            body if loaded else multiply_add,
         )
         acc.finish(rewriter, op)
         self.replace(rewriter, op, [output])
@@ -149,23 +177,15 @@ class GemmOpLowering(OnnxLowering[onnx.GemmOp]):
         if is_none(c) or beta == 0.0:
             fill(rewriter, op, acc.buffer, 0.0)
         else:
-            c_buffer = buffer_of(rewriter, c)
+            acc_type = element_type(acc.buffer)
 
             def scaled_bias(builder: Builder, args: Sequence[SSAValue]) -> SSAValue:
-                (bias,) = widened(builder, args[:1], args[1].type)
+                (bias,) = widened(builder, args[:1], acc_type)
                 if beta == 1.0:
                     return bias
                 return scalar.MUL(builder, bias, constant(builder, beta, bias.type))
 
-            generic(
-                rewriter,
-                op,
-                [c_buffer],
-                [acc.buffer],
-                [broadcast_map(self.shapes.sizes(c), out_shape, op), identity_map(2)],
-                [PARALLEL] * 2,
-                scaled_bias,
-            )
+            broadcast_into(rewriter, self.shapes, op, scaled_bias, [c], acc.buffer)
         generic(
             rewriter,
             op,

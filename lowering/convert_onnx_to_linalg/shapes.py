@@ -49,6 +49,8 @@ class Shapes(IndexArith):
         """Values known at entry: free dimensions, prologue arithmetic."""
         self.last_entry_op: Operation | None = None
         self.rewriter: PatternRewriter | None = None
+        self.elements: dict[SSAValue, list[Size]] = {}
+        """The elements of shape tensors, as sizes (see `shape_values.py`)."""
         block = function.body.block
         for name, arg in zip(free, block.args, strict=False):
             self.symbols[name] = arg

@@ -21,7 +21,6 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
     DenseArrayBase,
-    IndexType,
     IntegerAttr,
     MemRefType,
     TensorType,
@@ -43,6 +42,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     normalize_axis,
     unsupported,
 )
+from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_elements
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.index_arith import Size
 
@@ -183,28 +183,6 @@ class FlattenOpLowering(ViewLowering):
             raise unsupported(op, f"axis {axis} is out of range for rank {len(shape)}")
         axis = axis + len(shape) if axis < 0 else axis
         return [self.shapes.product(shape[:axis]), self.shapes.product(shape[axis:])]
-
-
-def shape_elements(
-    op: onnx.OnnxOp, rewriter: PatternRewriter, shapes: Shapes, value: SSAValue
-) -> list[Size]:
-    """The elements of a 1-D integer tensor: ints when it is a constant, else
-    loaded at run time as `index` values."""
-    known = constant_value(value)
-    if known is not None:
-        return [int(v) for v in known.reshape(-1)]
-    value_type = value.type
-    assert isinstance(value_type, TensorType)
-    (length,) = value_type.get_shape()
-    if length < 0:
-        raise unsupported(op, "a shape tensor of a length known only at run time")
-    buffer = buffer_of(rewriter, value)
-    elements: list[Size] = []
-    for k in range(length):
-        position = rewriter.insert(arith.ConstantOp.from_int_and_width(k, IndexType())).result
-        loaded = rewriter.insert(memref.LoadOp.get(buffer, [position])).res
-        elements.append(shapes.from_integer(loaded))
-    return elements
 
 
 def reshape_target(

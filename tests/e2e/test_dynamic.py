@@ -136,7 +136,11 @@ MODELS: dict[str, Model] = {
         [(4, 3, 2), (-1, 2, 2), (0, 0, 4), (24, 1, 1)],
     ),
     "flatten_dynamic": Model(
-        [node("Shape", ["x"], ["s"]), node("Reshape", ["x", "two"], ["y"]), node("Cast", ["s"], ["z"], to=I64)],
+        [
+            node("Shape", ["x"], ["s"]),
+            node("Reshape", ["x", "two"], ["y"]),
+            node("Cast", ["s"], ["z"], to=I64),
+        ],
         [info("x", F, ["N", "C", 2])],
         [info("y", F, [None, None]), info("z", I64, [3])],
         lambda s: {"x": floats(s[0], s[1], 2)},

@@ -134,6 +134,9 @@ CASES: dict[str, Case] = {
     "HardSigmoid": unary(),
     "HardSwish": unary(),
     "Identity": unary(exact=True),
+    "LayerNormalization": Case(
+        (In((2, 3, 4)), In((3, 4), value="scale"), In((4,), value="bias")), {"axis": 1}
+    ),
     "LeakyRelu": unary(alpha=0.25),
     "Log": unary("positive"),
     "MatMul": Case((In((2, 3, 4), "small"), In((4, 5), "small"))),
