@@ -233,11 +233,12 @@ class ModelPrinter:
             bounds = [d if d >= 0 else -1 for d in shape]
             binding = self._binding(k, InputOp if is_input else OutputOp)
             if binding is not None:
+                # The argument's type says what C passes; the binding what
+                # each size is (a free dimension, or its bound).
                 sizes = iter(binding.sizes)
                 result = binding.result.type
                 assert isinstance(result, MemRefType)
-                shape = tuple(result.get_shape())
-                for axis, size in enumerate(shape):
+                for axis, size in enumerate(result.get_shape()):
                     if size >= 0:
                         bounds[axis] = size
                         continue

@@ -126,7 +126,10 @@ def _convert_signature(function: func.FuncOp) -> tuple[list[SSAValue], Shapes]:
         arg.replace_all_uses_with(cast.results[0])
         block.erase_arg(arg)
     outputs: list[SSAValue] = []
-    for index, result_type in enumerate(function.function_type.outputs.data):
+    returned = block.last_op
+    assert isinstance(returned, func.ReturnOp)
+    # The returned values' types: what inference knows, at least the declared.
+    for index, result_type in enumerate(v.type for v in returned.operands):
         out = block.insert_arg(memref_type(result_type), len(block.args))
         out.name_hint = f"out{index}"
         outputs.append(out)

@@ -32,6 +32,12 @@ def floats(*shape: int) -> np.ndarray:
     return RNG.standard_normal(shape).astype(np.float32)
 
 
+def scalars(values: Sequence[Any], dtype: Any) -> dict[str, np.ndarray]:
+    """Range's start, limit and delta."""
+    names = ["start", "limit", "delta"]
+    return {k: np.array(v, dtype) for k, v in zip(names, values, strict=True)}
+
+
 def info(name: str, elem: int, shape: Sequence[int | str | None]) -> onnx.ValueInfoProto:
     return helper.make_tensor_value_info(name, elem, list(shape))
 
@@ -186,6 +192,52 @@ MODELS: dict[str, Model] = {
         [info("y", F, [None, None])],
         lambda s: {"x": floats(s[0], 3), "repeats": np.array(s[1:], np.int64)},
         [(2, 1, 1), (1, 3, 2), (3, 0, 2), (2, 2, 1)],
+    ),
+    "constant_of_shape_from_input": Model(
+        [node("ConstantOfShape", ["shape"], ["y"], value=helper.make_tensor("v", I64, [1], [7]))],
+        [info("shape", I64, [2])],
+        [info("y", I64, [None, None])],
+        lambda s: {"shape": np.array(s, np.int64)},
+        [(2, 3), (0, 4), (1, 1)],
+    ),
+    "range_int_from_input": Model(
+        [node("Range", ["start", "limit", "delta"], ["y"])],
+        [info("start", I64, []), info("limit", I64, []), info("delta", I64, [])],
+        [info("y", I64, [None])],
+        lambda s: scalars(s, np.int64),
+        [(0, 10, 3), (10, 0, -3), (5, 5, 1), (-4, 7, 2), (3, 1, 1)],
+    ),
+    "range_float_from_input": Model(
+        [node("Range", ["start", "limit", "delta"], ["y"])],
+        [info("start", F, []), info("limit", F, []), info("delta", F, [])],
+        [info("y", F, [None])],
+        lambda s: scalars(s, np.float32),
+        [(0.0, 1.0, 0.1), (2.5, -1.0, -0.7), (1.0, 1.0, 0.5), (0.0, 100.0, 0.3)],
+    ),
+    "nonzero": Model(
+        [node("NonZero", ["x"], ["y"])],
+        [info("x", F, ["N", 3])],
+        [info("y", I64, [2, None])],
+        lambda s: {"x": (RNG.random((s[0], 3)) < s[1] / 10).astype(np.float32)},
+        [(4, 5), (3, 0), (0, 5), (5, 10)],
+    ),
+    "topk_runtime_k": Model(
+        [node("TopK", ["x", "k"], ["v", "i"], axis=1)],
+        [info("x", F, ["N", 8]), info("k", I64, [1])],
+        [info("v", F, ["N", None]), info("i", I64, ["N", None])],
+        lambda s: {
+            "x": np.round(RNG.standard_normal((s[0], 8)) * 2).astype(np.float32),  # with ties
+            "k": np.array([s[1]], np.int64),
+        },
+        [(2, 3), (3, 8), (1, 0), (4, 1)],
+    ),
+    "topk_smallest_axis0": Model(
+        [node("TopK", ["x", "k"], ["v", "i"], axis=0, largest=0)],
+        [info("x", I64, ["N", 3])],
+        [info("v", I64, [None, 3]), info("i", I64, [None, 3])],
+        lambda s: {"x": RNG.integers(-5, 5, (s[0], 3))},
+        [(5,), (2,), (9,)],
+        {"k": np.array([2], np.int64)},
     ),
     "concat_gather_dynamic": Model(
         [

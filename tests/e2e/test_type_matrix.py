@@ -65,8 +65,8 @@ class Case:
     input's, or the first output's)."""
     exact: bool = False
     outputs: int = 1
-    output_dtype: str | None = None
-    """The outputs' fixed element type name (default: the swept type)."""
+    output_dtypes: tuple[str | None, ...] = ()
+    """Output k's fixed element type name (None or absent: the swept type)."""
 
 
 def _values(row: ElementType, shape: tuple[int, ...], domain: Domain) -> np.ndarray:
@@ -120,6 +120,9 @@ CASES: dict[str, Case] = {
     "Clip": Case((In((2, 3, 4)), In((), value=-1), In((), value=2)), exact=True, type_variable="T"),
     "Concat": Case((In((2, 3)), In((2, 2))), {"axis": 1}, exact=True),
     "Constant": Case((), exact=True),
+    "ConstantOfShape": Case(
+        (In((2,), dtype="int64", value=[2, 3]),), exact=True, type_variable="T2"
+    ),
     "Conv": Case(
         (In((1, 2, 5, 5)), In((3, 2, 3, 3), value="w"), In((3,), value="b")), {"pads": [1, 1, 1, 1]}
     ),
@@ -149,14 +152,16 @@ CASES: dict[str, Case] = {
     "Min": binary(exact=True),
     "Mul": binary(exact=True),
     "Neg": unary(exact=True),
+    "NonZero": Case((In((3, 4), "small"),), exact=True, output_dtypes=("int64",)),
     "Pow": Case((In((2, 3), "positive"), In((3,), "small")), type_variable="T"),
+    "Range": Case((In((), "small"), In((), "any"), In((), "positive")), exact=True),
     "Reciprocal": unary("nonzero", exact=True),
     "ReduceMean": Case((In((2, 3, 4)), In((1,), dtype="int64", value=[1])), {"keepdims": 0}),
     "Relu": unary(exact=True),
     "Reshape": Case((In((2, 3, 4)), In((2,), dtype="int64", value=[4, -1])), exact=True),
-    "Shape": Case((In((2, 3, 4)),), {"start": 1}, exact=True, output_dtype="int64"),
+    "Shape": Case((In((2, 3, 4)),), {"start": 1}, exact=True, output_dtypes=("int64",)),
     "Sigmoid": unary(),
-    "Size": Case((In((2, 3, 4)),), exact=True, output_dtype="int64"),
+    "Size": Case((In((2, 3, 4)),), exact=True, output_dtypes=("int64",)),
     "Slice": Case(
         (
             In((4, 5)),
@@ -173,6 +178,12 @@ CASES: dict[str, Case] = {
     "Sub": binary(exact=True),
     "Tanh": unary(),
     "Tile": Case((In((2, 3)), In((2,), dtype="int64", value=[2, 3])), exact=True),
+    "TopK": Case(
+        (In((3, 5)), In((1,), dtype="int64", value=[2])),
+        exact=True,
+        outputs=2,
+        output_dtypes=(None, "int64"),
+    ),
     "Transpose": Case((In((2, 3, 4)),), {"perm": [2, 0, 1]}, exact=True),
     "Unsqueeze": Case((In((2, 3)), In((1,), dtype="int64", value=[1])), exact=True),
 }
@@ -231,8 +242,7 @@ def make_node(op_type: str, case: Case, row: ElementType, target: ElementType | 
         feeds[name] = _values(spec_row, spec.shape, spec.domain)
         inputs.append(helper.make_tensor_value_info(name, spec_row.onnx_code, spec.shape))
     attributes = dict(case.attributes)
-    out_row = element_types.by_name(case.output_dtype) if case.output_dtype else row
-    assert out_row is not None
+    out_row = row
     if op_type == "Cast":
         assert target is not None
         attributes["to"], out_row = target.onnx_code, target
@@ -242,9 +252,18 @@ def make_node(op_type: str, case: Case, row: ElementType, target: ElementType | 
     elif op_type == "Constant":
         value = _values(row, (2, 3), "small")
         attributes["value"] = numpy_helper.from_array(value, f"c_{tag}")
+    elif op_type == "ConstantOfShape":
+        value = _values(row, (1,), "small")
+        attributes["value"] = numpy_helper.from_array(value, f"c_{tag}")
     outputs = [f"out{k}_{tag}" for k in range(case.outputs)]
     node = helper.make_node(op_type, names, outputs, name=f"{op_type}_{tag}", **attributes)
-    out_infos = [helper.make_tensor_value_info(o, out_row.onnx_code, None) for o in outputs]
+    fixed = [*case.output_dtypes, *[None] * len(outputs)]
+    out_rows = [element_types.by_name(f) if f else out_row for f in fixed[: len(outputs)]]
+    out_infos = [
+        helper.make_tensor_value_info(o, r.onnx_code, None)
+        for o, r in zip(outputs, out_rows, strict=True)
+        if r is not None
+    ]
     return Node(row, node, inputs, initializers, out_infos, feeds)
 
 

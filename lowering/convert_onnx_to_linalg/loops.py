@@ -1,0 +1,89 @@
+"""Explicit loops, for the lowerings whose work is sequential (a running
+count, an insertion into a sorted list) and so is no `linalg.generic`:
+`scf.for` over `index` bounds, carrying values from one trip to the next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from onnxc.ir_names import COMMENT
+from onnxc.lowering.convert_onnx_to_linalg.common import comment_for
+
+Body = Callable[[Builder, SSAValue, list[SSAValue]], Sequence[SSAValue]]
+"""Builds one trip: gets the induction variable and the carried values,
+returns the carried values of the next trip."""
+
+NestBody = Callable[[Builder, list[SSAValue], list[SSAValue]], Sequence[SSAValue]]
+"""Builds the innermost trip of a nest: gets every induction variable."""
+
+
+def builder_before(op: Operation) -> Builder:
+    """A builder inserting before `op`, tagging the ops it inserts next to it
+    with the ONNX node `op` comes from (nested ones print under that)."""
+    builder = Builder(InsertPoint.before(op))
+    comment = comment_for(op)
+
+    def tag(new: Operation) -> None:
+        if new.parent_block() is op.parent_block():
+            new.attributes[COMMENT] = comment
+
+    builder.operation_insertion_handler.append(tag)
+    return builder
+
+
+def when(b: Builder, condition: SSAValue, then: Callable[[Builder], None]) -> None:
+    """`scf.if condition { then }`."""
+    block = Block()
+    inner = Builder(InsertPoint.at_end(block))
+    then(inner)
+    inner.insert(scf.YieldOp())
+    b.insert(scf.IfOp(condition, [], [block]))
+
+
+def index(b: Builder, value: int | SSAValue) -> SSAValue:
+    """`value` as an `index` value built at `b` (a constant for an int)."""
+    if isinstance(value, SSAValue):
+        return value
+    return b.insert(arith.ConstantOp.from_int_and_width(value, IndexType())).result
+
+
+def for_range(
+    b: Builder,
+    lo: int | SSAValue,
+    hi: int | SSAValue,
+    carried: Sequence[SSAValue],
+    body: Body,
+) -> list[SSAValue]:
+    """`scf.for i = lo to hi` carrying `carried`; returns their final values."""
+    block = Block(arg_types=[IndexType(), *(v.type for v in carried)])
+    inner = Builder(InsertPoint.at_end(block))
+    inner.insert(scf.YieldOp(*body(inner, block.args[0], list(block.args[1:]))))
+    loop = b.insert(scf.ForOp(index(b, lo), index(b, hi), index(b, 1), list(carried), block))
+    return list(loop.results)
+
+
+def nest(
+    b: Builder,
+    sizes: Sequence[int | SSAValue],
+    carried: Sequence[SSAValue],
+    body: NestBody,
+) -> list[SSAValue]:
+    """Loops over every position of `sizes` (row-major), carrying `carried`."""
+
+    def level(builder: Builder, depth: int, outer: list[SSAValue], values: list[SSAValue]):
+        if depth == len(sizes):
+            return list(body(builder, outer, values))
+
+        def trip(inner: Builder, i: SSAValue, inside: list[SSAValue]) -> list[SSAValue]:
+            return level(inner, depth + 1, [*outer, i], inside)
+
+        return for_range(builder, 0, sizes[depth], values, trip)
+
+    return level(b, 0, [], list(carried))
