@@ -294,7 +294,7 @@ class ModelPrinter:
                 body.bind_memref(op.memref, "arena", [size])
             else:
                 self.arena_size = t.get_shape()[0]
-                if self.dynamic:
+                if self.dynamic and self.arena_size > 0:
                     self._require_workspace(body, str(self.arena_size))
                 body.bind_memref(op.memref, "arena", [str(self.arena_size)])
             return True

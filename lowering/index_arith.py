@@ -141,3 +141,18 @@ class IndexArith:
     def either(self, a: SSAValue, b: SSAValue) -> SSAValue:
         """An i1 value: a or b."""
         return self._build("or", a, b, arith.OrIOp)
+
+    def select(self, condition: SSAValue, a: Size, b: Size) -> Size:
+        """`condition ? a : b` (an i1 condition)."""
+        if self.same(a, b):
+            return a
+        key = ("select", condition, a, b)
+        if key not in self.cache:
+            lhs, rhs = self.index(a), self.index(b)
+            made = arith.SelectOp(condition, lhs, rhs)
+            self.cache[key] = self._insert(made, [condition, lhs, rhs])
+        return self.cache[key]
+
+    def less(self, a: Size, b: Size) -> SSAValue:
+        """An i1 value: a < b at run time."""
+        return self._build("lt", a, b, lambda x, y: arith.CmpiOp(x, y, "slt"))

@@ -60,7 +60,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from onnxc import element_types
 from onnxc.dialects.onnxc import WorkspaceOp
 from onnxc.errors import InternalError
-from onnxc.intervals import INFINITY, Interval, evaluate
+from onnxc.intervals import INFINITY, UNBOUNDED, Interval, evaluate
 from onnxc.ir_names import ARENA as ARENA_ATTR
 from onnxc.ir_names import ARENA_ALIGN, DIMS, MAX_DIMS, MEMORY
 from onnxc.lowering.buffer_uses import aliases, all_parallel, top_level_index, touches
@@ -100,7 +100,8 @@ class Buffer:
     touches: dict[int, list[tuple[Operation, int]]] = field(default_factory=dict)
     kind: str = "static"
     """"static", "dims" (its size depends only on the free dimensions) or
-    "data" (it depends on values computed at run time)."""
+    "data" (it depends on values computed at run time, which may still be
+    bounded: NonZero's count by its input's size)."""
 
     @cached_property
     def start(self) -> int:
@@ -175,14 +176,12 @@ def find_buffers(fn: func.FuncOp) -> list[Buffer]:
             numel *= max(d, 1)
         kind, size = "static", numel * element_size(t.element_type)
         if op.dynamic_sizes:
-            ranges = [evaluate(v, dims) for v in op.dynamic_sizes]
-            if any(r is None for r in ranges):
-                kind, size = "data", 0
-            else:
-                kind = "dims"
-                highs = [r.high for r in ranges if r is not None]
-                bound = size * math.prod(highs)
-                size = int(bound) if math.isfinite(bound) else 0
+            depends = any(evaluate(v, dims) is None for v in op.dynamic_sizes)
+            kind = "data" if depends else "dims"
+            ranges = [evaluate(v, dims, unknown=UNBOUNDED) for v in op.dynamic_sizes]
+            highs = [r.high if r is not None else INFINITY for r in ranges]
+            bound = size * math.prod(max(h, 0) for h in highs)
+            size = int(bound) if math.isfinite(bound) else 0
         buffer = Buffer(op, size, _type_class(t.element_type), kind=kind)
         for user, operand in touches(op.memref):
             index = top_level_index(user, body)
@@ -363,9 +362,11 @@ def plan_function(fn: func.FuncOp) -> None:
     for op in list(fn.body.block.walk()):
         if isinstance(op, memref.DeallocOp) and op.memref.owner in {b.alloc for b in buffers}:
             Rewriter.erase_op(op)  # the arena outlives the call; nothing to free
-    fixed = [b for b in buffers if b.kind == "static" or (b.kind == "dims" and bounded)]
-    sliding = [b for b in buffers if b.kind == "dims" and not bounded]
-    data = [b for b in buffers if b.kind == "data"]
+    # With every free dimension bounded, whatever has a bound gets a constant
+    # offset (planned at its bound); the rest slides (dims) or is bumped (data).
+    fixed = [b for b in buffers if b.kind == "static" or (bounded and b.size > 0)]
+    sliding = [b for b in buffers if b.kind == "dims" and b not in fixed]
+    data = [b for b in buffers if b.kind == "data" and b not in fixed]
     slots = merge_in_place(fn, fixed)
     singles = [Slot([b]) for b in fixed]
     offsets = best_placement([slots, singles])
@@ -473,13 +474,15 @@ def _plan_at_run_time(
     """Rewrite the allocs of a plan with run-time sizes: constant offsets for
     `offsets`, slots by liveness for `sliding`, one after the other for
     `data`; the arena's size is what the sizes given at run time need."""
-    fixed = [b for slot in offsets for b in slot.buffers]
-    _hoist(fn, [v for b in [*fixed, *sliding] for v in b.alloc.dynamic_sizes])
-    sizes = _Sizes(fn, _last_definition(fn, [*fixed, *sliding]))
+    sized = [b for slot in offsets for b in slot.buffers if b.kind != "data"] + list(sliding)
+    _hoist(fn, [v for b in sized for v in b.alloc.dynamic_sizes])
+    sizes = _Sizes(fn, _last_definition(fn, sized))
     end: Size = 0
     for slot, offset in offsets.items():
         for b in slot.buffers:
-            end = sizes.max(end, sizes.add(offset, sizes.bytes(b.alloc)))
+            # A buffer sized from data is planned at its bound: the arena holds that.
+            used = b.size if b.kind == "data" else sizes.bytes(b.alloc)
+            end = sizes.max(end, sizes.add(offset, used))
     slot_offsets: list[tuple[list[Buffer], Size]] = []
     base = sizes.align(end, ARENA_ALIGN)
     for members in _slots_by_liveness(sliding):

@@ -43,6 +43,11 @@ class Interval:
         return Interval(min(self.low, other.low), max(self.high, other.high))
 
 
+UNBOUNDED = Interval(-INFINITY, INFINITY)
+"""Any value: what `evaluate` takes a value computed from data to be when
+asked for bounds."""
+
+
 def _times(a: float, b: float) -> float:
     if a == 0 or b == 0:
         return 0.0
@@ -81,30 +86,37 @@ def evaluate(
     value: SSAValue,
     inputs: dict[SSAValue, Interval],
     memo: dict[SSAValue, Interval | None] | None = None,
+    *,
+    unknown: Interval | None = None,
 ) -> Interval | None:
-    """The interval of `value`, given the intervals of `inputs`; None when it
-    depends on a value that is neither an input nor computed from inputs and
-    constants by the arithmetic known here."""
+    """The interval of `value`, given the intervals of `inputs`. A value that
+    is neither an input nor computed from inputs and constants by the
+    arithmetic known here (one loaded from a tensor, say) is `unknown`: by
+    default None, which makes everything computed from it None (it depends
+    on data); `Interval(-inf, inf)` instead bounds what only a bounded
+    operand limits (min(count, n) <= n)."""
     memo = {} if memo is None else memo
     if value in inputs:
         return inputs[value]
     if value in memo:
         return memo[value]
-    memo[value] = None  # a cycle (none in SSA) or an unknown op stays unknown
+    memo[value] = unknown  # a cycle (none in SSA) or an unknown op stays unknown
     op = value.owner
-    result: Interval | None = None
+    result: Interval | None = unknown
     if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
         v = float(op.value.value.data)
         result = Interval(v, v)
     elif isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp):
-        result = evaluate(op.operands[0], inputs, memo)
+        result = evaluate(op.operands[0], inputs, memo, unknown=unknown)
     elif isinstance(op, arith.CmpiOp):
-        args = [evaluate(v, inputs, memo) for v in op.operands]
+        args = [evaluate(v, inputs, memo, unknown=unknown) for v in op.operands]
         result = _compare(op, args[0], args[1])
-    elif isinstance(op, Operation):
-        args = [evaluate(v, inputs, memo) for v in op.operands]
-        if args and all(a is not None for a in args):
-            result = _combine(op, [a for a in args if a is not None])
+    elif isinstance(op, Operation) and op.name.startswith("arith."):
+        args = [evaluate(v, inputs, memo, unknown=unknown) for v in op.operands]
+        found = [a for a in args if a is not None]
+        if args and len(found) == len(args):
+            result = _combine(op, found)
+            result = unknown if result is None else result
     memo[value] = result
     return result
 
@@ -164,9 +176,10 @@ def _compare(op: arith.CmpiOp, a: Interval | None, b: Interval | None) -> Interv
 
 
 def upper_bound(value: SSAValue, inputs: dict[SSAValue, Interval]) -> int | None:
-    """The least integer `value` never exceeds, or None when it is unbounded or
-    depends on data."""
-    found = evaluate(value, inputs)
+    """The least integer `value` never exceeds, or None when it is unbounded
+    (a value computed from data is bounded only by what bounds it: min(count,
+    n) <= n)."""
+    found = evaluate(value, inputs, unknown=UNBOUNDED)
     if found is None or not math.isfinite(found.high):
         return None
     return int(found.high)

@@ -233,9 +233,9 @@ def _slice_bounds_at_run_time(
 
 
 class SliceOpLowering(OnnxLowering[onnx.SliceOp]):
-    """`onnx.Slice`: `starts` and `ends` (constants or computed), optional
-    constant `axes` (negative allowed) and constant `steps` (negative allowed,
-    not 0); bounds are adjusted and clamped as the spec says. When every start
+    """`onnx.Slice`: `starts`, `ends`, optional `axes` (negative allowed) and
+    `steps` (negative allowed, not 0), each a constant or computed at run
+    time; bounds are adjusted and clamped as the spec says. When every start
     and size is known at compile time, a generic copy over the output reads
     `start + d * step` through its map; otherwise its body computes that
     position from `linalg.index` and loads it."""
@@ -248,14 +248,13 @@ class SliceOpLowering(OnnxLowering[onnx.SliceOp]):
         ends = shape_elements(op, rewriter, self.shapes, ends_value)
         if len(starts) != len(ends):
             raise unsupported(op, "starts and ends differ in length")
-        axes = list(range(len(starts)))
+        axes: list[Size] = list(range(len(starts)))
         if not is_none(axes_value):
-            known = constant_value(axes_value)
-            if known is None:
-                raise unsupported(op, "input 'axes' must be a compile-time constant")
-            axes = [normalize_axis(op, int(a), rank) for a in known.reshape(-1)]
-            if len(set(axes)) != len(axes):
-                raise unsupported(op, f"repeated axes {axes}")
+            axes = shape_elements(op, rewriter, self.shapes, axes_value)
+            if is_static(axes):
+                axes = [normalize_axis(op, a, rank) for a in static(axes)]
+                if len(set(axes)) != len(axes):
+                    raise unsupported(op, f"repeated axes {axes}")
         steps: list[Size] = [1] * len(starts)
         if not is_none(steps_value):
             steps = shape_elements(op, rewriter, self.shapes, steps_value)
@@ -271,6 +270,9 @@ class SliceOpLowering(OnnxLowering[onnx.SliceOp]):
         step_of: list[Size] = [1] * rank
         counts = list(in_shape)
         for axis, start, end, step in zip(axes, starts, ends, steps, strict=True):
+            if isinstance(axis, SSAValue):
+                self._run_time_axis(op, rewriter, axis, (start, end, step), first, counts, step_of)
+                continue
             dim = in_shape[axis]
             if is_static([dim, start, end, step]):
                 first[axis], counts[axis] = slice_bounds(*static([dim, start, end, step]))
@@ -312,6 +314,33 @@ class SliceOpLowering(OnnxLowering[onnx.SliceOp]):
 
             generic(rewriter, op, [], [output], [identity_map(rank)], [PARALLEL] * rank, body)
         self.replace(rewriter, op, [output])
+
+    def _run_time_axis(
+        self,
+        op: onnx.SliceOp,
+        rewriter: PatternRewriter,
+        axis: SSAValue,
+        bounds: tuple[Size, Size, Size],
+        first: list[Size],
+        counts: list[Size],
+        step_of: list[Size],
+    ) -> None:
+        """Slice along an axis known only at run time: every dimension the
+        axis may be gets its bounds from `bounds` where it is that axis
+        (selects), keeping what it had elsewhere."""
+        shapes = self.shapes
+        rank = len(counts)
+        axis = shapes.index(shapes.select(shapes.less(axis, 0), shapes.add(axis, rank), axis))
+        inside = shapes.equal(shapes.clamp(axis, 0, rank - 1), axis)
+        check(rewriter, op, inside, "an axis is in range")
+        in_shape = shapes.sizes(op.operands[0])
+        for d in range(rank):
+            here = shapes.equal(axis, d)
+            start, end, step = bounds
+            f, c = _slice_bounds_at_run_time(shapes, rewriter, in_shape[d], start, end, step)
+            first[d] = shapes.select(here, f, first[d])
+            counts[d] = shapes.select(here, c, counts[d])
+            step_of[d] = shapes.select(here, step, step_of[d])
 
 
 class GatherOpLowering(OnnxLowering[onnx.GatherOp]):

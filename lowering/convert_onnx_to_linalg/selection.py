@@ -52,8 +52,9 @@ class TopKOpLowering(OnnxLowering[onnx.TopKOp]):
         if isinstance(k, int) and isinstance(n, int) and not 0 <= k <= n:
             raise unsupported(op, f"k = {k} is outside [0, {n}]")
         if not (isinstance(k, int) and isinstance(n, int)):
-            fits = shapes.equal(shapes.clamp(k, 0, n), k)
-            check(rewriter, op, fits, "0 <= k <= the size of axis")
+            bounded = shapes.clamp(k, 0, n)  # k itself, once checked; bounded by n
+            check(rewriter, op, shapes.equal(bounded, k), "0 <= k <= the size of axis")
+            k = bounded
         out_sizes = [k if d == axis else s for d, s in enumerate(sizes)]
         values = self.result_buffer(rewriter, op.Values, out_sizes)
         indices = alloc(rewriter, op.Indices.type, shapes.sizes(values))
@@ -132,6 +133,8 @@ class NonZeroOpLowering(OnnxLowering[onnx.NonZeroOp]):
             return [b.insert(arith.AddiOp(total[0], step.result)).result]
 
         (found,) = nest(here, sizes, [index(here, 0)], count)
+        # No more than X has elements: a bound the planner and the C can use.
+        found = shapes.min(found, shapes.product(sizes))
         output = self.result_buffer(rewriter, op.Y, [rank, found])
 
         def write(b: Builder, position: list[SSAValue], column: list[SSAValue]) -> list[SSAValue]:

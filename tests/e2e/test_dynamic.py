@@ -18,6 +18,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnxc
+from tests.mcu.tools import needs_arm
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -186,6 +187,14 @@ MODELS: dict[str, Model] = {
         [(5, 1, 0, 4, 6, 1, 2), (5, -1, 5, -100, 0, -1, -2), (3, 0, 10, 9, -10, 1, -1)],
         {"axes": np.array([0, 1], np.int64)},
     ),
+    "slice_runtime_axes": Model(
+        [node("Slice", ["x", "starts", "ends", "axes"], ["y"])],
+        [info("x", F, [4, 6]), info("axes", I64, [1])],
+        [info("y", F, [None, None])],
+        lambda s: {"x": floats(4, 6), "axes": np.array([s[0]], np.int64)},
+        [(0,), (1,), (-1,), (-2,)],
+        {"starts": np.array([1], np.int64), "ends": np.array([3], np.int64)},
+    ),
     "tile_from_input": Model(
         [node("Tile", ["x", "repeats"], ["y"])],
         [info("x", F, ["N", 3]), info("repeats", I64, [2])],
@@ -220,6 +229,13 @@ MODELS: dict[str, Model] = {
         [info("y", I64, [2, None])],
         lambda s: {"x": (RNG.random((s[0], 3)) < s[1] / 10).astype(np.float32)},
         [(4, 5), (3, 0), (0, 5), (5, 10)],
+    ),
+    "nonzero_transposed": Model(
+        [node("NonZero", ["x"], ["n"]), node("Transpose", ["n"], ["y"], perm=[1, 0])],
+        [info("x", I64, ["N", 3])],
+        [info("y", I64, [None, 2])],
+        lambda s: {"x": RNG.integers(0, 2, (s[0], 3))},
+        [(4,), (1,), (6,)],
     ),
     "topk_runtime_k": Model(
         [node("TopK", ["x", "k"], ["v", "i"], axis=1)],
@@ -295,3 +311,34 @@ def test_builds_warning_free(name: str, compiler: str, tmp_path: Path) -> None:
             [compiler, *STRICT, *flags, str(tmp_path / source), "-o", str(tmp_path / "m.o")],
             check=True,
         )
+
+
+BOUNDED = {
+    "nonzero_transposed": {"N": 6},
+    "topk_runtime_k": {"N": 4},
+    "conv_pad_gap": {"N": 2, "H": 12, "W": 12},
+}
+"""Models run on an emulated Cortex-M4 with every dimension bounded: sizes
+from data (NonZero's count, TopK's k) are bounded by what their operator
+implies, so the workspace is static."""
+
+
+@needs_arm
+@pytest.mark.parametrize("name", sorted(BOUNDED))
+def test_bounded_model_runs_on_cortex_m4(name: str) -> None:
+    spec = MODELS[name]
+    proto = spec.proto()
+    bounds = BOUNDED[name]
+    mcu = onnxc.compile(proto, name=name, max_dims=bounds, target="cortex-m4")
+    assert mcu.workspace_size is not None
+    fitting = [
+        s for s in spec.sizes if all(n <= b for n, b in zip(s, bounds.values(), strict=False))
+    ]
+    assert len(fitting) >= 2
+    for sizes in fitting:
+        feeds = spec.feeds(sizes)
+        want = run_ort(proto, feeds)
+        got = mcu(*[feeds[i.name] for i in spec.inputs])
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=str(sizes))
