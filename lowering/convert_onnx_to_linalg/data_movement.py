@@ -163,7 +163,7 @@ class ConcatOpLowering(OnnxLowering[onnx.ConcatOp]):
             indices = [b.insert(IndexOp(d)).result for d in range(rank)]
 
             def pick(pb: Builder, k: int) -> SSAValue:
-                position = list(indices)
+                position: list[SSAValue] = list(indices)
                 position[axis] = pb.insert(arith.SubiOp(indices[axis], starts[k])).result
                 if k == len(buffers) - 1:
                     return pb.insert(memref.LoadOp.get(buffers[k], position)).res
