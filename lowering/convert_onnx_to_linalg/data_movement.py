@@ -210,7 +210,7 @@ def _slice_bounds_at_run_time(
 
     def wrap(value: Size) -> Size:
         if isinstance(value, int):
-            return value + dim if value < 0 else value
+            return shapes.add(value, dim) if value < 0 else value
         value = shapes.clamp(value, shapes.sub(-1, dim), dim)
         negative = rewriter.insert(arith.CmpiOp(shapes.index(value), shapes.index(0), "slt"))
         wrapped = shapes.index(shapes.add(value, dim))
