@@ -361,7 +361,7 @@ def test_float_literals_round_trip() -> None:
     import numpy as np
     from xdsl.dialects.builtin import f32
 
-    for v in np.float32([0.1, 1 / 3, 3.4028235e38, 1e-45, -7.0, 16777217]).tolist():
+    for v in np.array([0.1, 1 / 3, 3.4028235e38, 1e-45, -7.0, 16777217], np.float32).tolist():
         text = float_literal(v, f32).strip("()")
         assert np.float32(float(text.rstrip("f"))) == np.float32(v)
     assert float_literal(1.0, f32) == "1.0f" and float_literal(2.0, f64) == "2.0"
