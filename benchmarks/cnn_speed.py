@@ -49,17 +49,20 @@ def measure(name: str, folder: Path, repeat: int, rounds: int) -> tuple[float, f
     compiled = onnxc.compile(path, name=name)
     feeds = {"input": x}
     want = session.run(None, feeds)[0]
+    assert isinstance(want, np.ndarray)
     got = compiled.run(feeds)["output"]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     ort_times, onnxc_times = [], []
     for _ in range(rounds):
         ort_times.append(_per_call_ms(lambda: session.run(None, feeds), repeat))
         onnxc_times.append(_per_call_ms(lambda: compiled.run(feeds), repeat))
-    return statistics.median(ort_times), statistics.median(onnxc_times), compiled.workspace_size
+    workspace = compiled.workspace_size
+    assert workspace is not None  # the CNNs have static shapes
+    return statistics.median(ort_times), statistics.median(onnxc_times), workspace
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("models", nargs="*", default=sorted(MODEL_CLASSES))
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=7)

@@ -17,14 +17,18 @@ from contextlib import contextmanager
 import numpy as np
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
+    AnyDenseElement,
     Builtin,
     BytesAttr,
+    ContainerType,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
-    ShapedType,
+    MemRefType,
+    RankedStructure,
     TensorType,
 )
 from xdsl.ir import Attribute
+from xdsl.utils.hints import isa
 
 from onnxc import element_types
 
@@ -58,9 +62,11 @@ def _blob_storage() -> OpAsmDialectInterface:
     return interface
 
 
-def dense_attr(array: np.ndarray, shaped_type: ShapedType) -> DenseIntOrFPElementsAttr:
+def dense_attr(array: np.ndarray, shaped_type: TensorType | MemRefType) -> DenseIntOrFPElementsAttr:
     """Inline dense elements holding `array` (converted to the type's elements)."""
     data = _storage(array, shaped_type.get_element_type())
+    # Every element type of the table is an integer or float (dense elements' own check).
+    assert isa(shaped_type, RankedStructure[AnyDenseElement])
     return DenseIntOrFPElementsAttr(shaped_type, BytesAttr(data))
 
 
@@ -83,10 +89,12 @@ def constant_attr(array: np.ndarray, tensor_type: TensorType, hint: str) -> Attr
 def elements_to_numpy(attr: Attribute) -> np.ndarray:
     """The value of a dense or dense_resource elements attribute."""
     if isinstance(attr, DenseIntOrFPElementsAttr):
-        shaped = attr.get_type()
+        shaped = attr.type
         raw = attr.data.data
     elif isinstance(attr, DenseResourceAttr):
         shaped = attr.type
+        # Every ShapedType xDSL has (tensor, memref, vector) is also a container.
+        assert isinstance(shaped, ContainerType)
         blob = _blob_storage().lookup(attr.resource_handle.data)
         if not blob:
             raise ValueError(f"resource '{attr.resource_handle.data}' has no data")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from xdsl.ir import Dialect
 
+from onnxc.dialects import onnx_ops as _onnx_ops
 from onnxc.dialects.onnx_base import (
     NoValueOp,
     OnnxOp,
@@ -23,7 +24,6 @@ from onnxc.dialects.onnx_base import (
 )
 from onnxc.dialects.onnx_ops import *  # noqa: F403
 from onnxc.dialects.onnx_ops import OPS, TARGET_OPSET
-from onnxc.dialects.onnx_ops import __all__ as _OP_NAMES
 
 ONNX = Dialect("onnx", [NoValueOp, *OPS.values()], [])
 
@@ -34,6 +34,6 @@ __all__ = [
     "attribute_to_python",
     "element_type_name",
     "node_name",
-    *_OP_NAMES,
 ]
+__all__ += _onnx_ops.__all__
 assert "OPS" in __all__ and TARGET_OPSET > 0

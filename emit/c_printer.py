@@ -57,6 +57,7 @@ from xdsl.ir.affine import (
     AffineConstantExpr,
     AffineDimExpr,
     AffineExpr,
+    AffineMap,
     AffineSymExpr,
 )
 
@@ -197,7 +198,7 @@ returns True, or returns False for an op it does not know."""
 def _identity_layout(t: MemRefType[Attribute]) -> bool:
     layout = t.layout
     return isinstance(layout, NoneAttr) or (
-        isinstance(layout, AffineMapAttr) and layout.data.is_identity()
+        isinstance(layout, AffineMapAttr) and layout.data == AffineMap.identity(t.get_num_dims())
     )
 
 

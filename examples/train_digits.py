@@ -29,6 +29,7 @@ import onnxruntime
 import torch
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
+from sklearn.utils import Bunch
 from torch import nn
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -59,11 +60,11 @@ class DigitsCNN(nn.Module):
 def load_data() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The digits as N x 1 x 8 x 8 float32 in [0, 1], split 75/25, stratified."""
     digits = load_digits()
+    assert isinstance(digits, Bunch)  # not return_X_y
     images = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
     labels = digits.target.astype(np.int64)
-    x_train, x_test, y_train, y_test = train_test_split(
-        images, labels, test_size=0.25, random_state=SEED, stratify=labels
-    )
+    split = train_test_split(images, labels, test_size=0.25, random_state=SEED, stratify=labels)
+    x_train, x_test, y_train, y_test = (np.asarray(part) for part in split)
     return x_train, x_test, y_train, y_test
 
 

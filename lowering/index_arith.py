@@ -11,6 +11,7 @@ which decides where the op goes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeGuard
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType
@@ -22,7 +23,7 @@ Size = int | SSAValue
 INDEX = IndexType()
 
 
-def is_static(sizes: Sequence[Size]) -> bool:
+def is_static(sizes: Sequence[Size]) -> TypeGuard[Sequence[int]]:
     return all(isinstance(s, int) for s in sizes)
 
 

@@ -31,7 +31,10 @@ def _attribute_proto(op: onnx_dialect.OnnxOp, name: str) -> onnx.AttributeProto:
     value: Any = op.attr(name)
     if isinstance(value, np.ndarray):
         value = numpy_helper.from_array(value)
-    return helper.make_attribute(name, value, attr_type=int(schema_attribute.type))
+    attr_type = schema_attribute.type
+    # OpSchema.AttrType is an IntEnum (AttributeProto's numbering); its stub omits the int base.
+    assert isinstance(attr_type, int)
+    return helper.make_attribute(name, value, attr_type=int(attr_type))
 
 
 def node_proto(

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-from onnx import external_data_helper, numpy_helper
+from onnx import external_data_helper, inliner, numpy_helper
 from onnx.defs import OpSchema
 from onnx.reference import ReferenceEvaluator
 from xdsl.dialects import func
@@ -171,7 +171,7 @@ def prepare_model(
     opset = _default_opset(model)
     _reject_foreign_domains(model)
     if model.functions:
-        model = onnx.inliner.inline_local_functions(model)
+        model = inliner.inline_local_functions(model)
     if opset < onnx_dialect.TARGET_OPSET:
         try:
             model = onnx.version_converter.convert_version(model, onnx_dialect.TARGET_OPSET)
@@ -217,7 +217,9 @@ def _fold_constant_nodes(graph: onnx.GraphProto) -> bool:
     """Replace each node whose inputs are all constants, and whose outputs are
     small, by initializers holding its outputs (evaluated with onnx's
     reference implementation); whether any was."""
-    known = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    known: dict[str, np.ndarray | None] = {
+        t.name: numpy_helper.to_array(t) for t in graph.initializer
+    }
     known.update((i.name, None) for i in graph.input if i.name in known)  # overridable
     kept: list[onnx.NodeProto] = []
     folded = False

@@ -180,7 +180,9 @@ def live_ranges(onnx_module: ModuleOp) -> list[LiveRange]:
             consumers = [block.find_ancestor_op_in_block(use.operation) for use in result.uses]
             if any(isinstance(c, func.ReturnOp) for c in consumers):
                 continue
-            last = max((position[c] for c in consumers if c in position), default=i)
+            last = max(
+                (position[c] for c in consumers if c is not None and c in position), default=i
+            )
             ranges.append(LiveRange(i, max(i, last), _tensor_bytes(result, op)))
     return ranges
 
@@ -372,6 +374,8 @@ def make_report(
     generated: GeneratedC, seen: StageFigures, target: str, *, measure_code: bool = True
 ) -> Report:
     """The report of C already generated while `seen` observed the stages."""
+    if generated.workspace_size is None:
+        raise OnnxcError("size report: the workspace has no size bound (some size is dynamic)")
     code_size = (
         measure_code_size(generated, target, seen.weights) if measure_code else "not measured"
     )

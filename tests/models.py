@@ -39,6 +39,8 @@ def _randomise_batchnorm(model: nn.Module) -> None:
     """
     for module in model.modules():
         if isinstance(module, nn.BatchNorm2d | nn.BatchNorm1d):
+            # The running statistics exist: the layers track them (the default).
+            assert module.running_mean is not None and module.running_var is not None
             with torch.no_grad():
                 module.running_mean.uniform_(-0.5, 0.5)
                 module.running_var.uniform_(0.5, 1.5)

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, external_data_helper, helper, numpy_helper
 
 import onnxc
 from onnxc.errors import OnnxcError
@@ -118,7 +118,7 @@ def _external_model(tmp_path, location: str):
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64])],
         [weight],
     )
-    onnx.external_data_helper.convert_model_to_external_data(
+    external_data_helper.convert_model_to_external_data(
         model, location="weights.bin", size_threshold=0
     )
     folder = tmp_path / "model"

@@ -163,7 +163,7 @@ class ConcatOpLowering(OnnxLowering[onnx.ConcatOp]):
             indices = [b.insert(IndexOp(d)).result for d in range(rank)]
 
             def pick(pb: Builder, k: int) -> SSAValue:
-                position = list(indices)
+                position: list[SSAValue] = list(indices)
                 position[axis] = pb.insert(arith.SubiOp(indices[axis], starts[k])).result
                 if k == len(buffers) - 1:
                     return pb.insert(memref.LoadOp.get(buffers[k], position)).res
@@ -210,7 +210,7 @@ def _slice_bounds_at_run_time(
 
     def wrap(value: Size) -> Size:
         if isinstance(value, int):
-            return value + dim if value < 0 else value
+            return shapes.add(value, dim) if value < 0 else value
         value = shapes.clamp(value, shapes.sub(-1, dim), dim)
         negative = rewriter.insert(arith.CmpiOp(shapes.index(value), shapes.index(0), "slt"))
         wrapped = shapes.index(shapes.add(value, dim))

@@ -24,7 +24,6 @@ from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     REDUCTION,
-    BodyBuilder,
     OnnxLowering,
     accumulator,
     alloc,
@@ -46,7 +45,7 @@ from onnxc.lowering.convert_onnx_to_linalg.scalar import constant
 from onnxc.lowering.index_arith import Size
 
 
-def _multiply_add(alpha: float = 1.0) -> BodyBuilder:
+def _multiply_add(alpha: float = 1.0) -> scalar.Emit:
     """Body `acc + a * b` (times `alpha` when it is not 1), in the element
     type's arithmetic (integers wrap)."""
 

@@ -50,7 +50,7 @@ def test_elementwise_with_weight_and_arena() -> None:
     x = rng.standard_normal((2, 3)).astype(np.float32)
     y = rng.standard_normal((2, 3)).astype(np.float32)
     (z,) = m.call([x, y])
-    bias = np.float32([0.1, -2.5, 3.0e38])
+    bias = np.array([0.1, -2.5, 3.0e38], np.float32)
     np.testing.assert_array_equal(z, np.maximum(x + y + bias, -1.5).reshape(6))
 
 
@@ -69,7 +69,7 @@ def test_conv_affine_apply() -> None:
     m = load(CONV)
     x = np.arange(8, dtype=np.float32).reshape(1, 8) - 3
     (y,) = m.call([x])
-    w = np.float32([0.25, 0.5, -1.0])
+    w = np.array([0.25, 0.5, -1.0], np.float32)
     padded = np.pad(x[0], 1)
     expected = np.array([padded[i : i + 3] @ w for i in range(8)], np.float32)
     np.testing.assert_allclose(y[0], expected, rtol=1e-6)
@@ -85,8 +85,8 @@ def test_affine_floordiv_mod_ceildiv_negative() -> None:
 
 def test_integer_ops() -> None:
     m = load(INTEGER)
-    a = np.int32([2147483647, -7, 7, -9])
-    b = np.int32([1, 2, -2, 4])
+    a = np.array([2147483647, -7, 7, -9], np.int32)
+    b = np.array([1, 2, -2, 4], np.int32)
     s, q, fq, lt, f, w = m.call([a, b])
     np.testing.assert_array_equal(s, (a.astype(np.int64) + b).astype(np.int32))
     np.testing.assert_array_equal(q, [int(x / y) for x, y in zip(a, b, strict=True)])
@@ -94,14 +94,14 @@ def test_integer_ops() -> None:
     np.testing.assert_array_equal(lt, (a < b).astype(np.uint8))
     af = a.astype(np.float32)
     np.testing.assert_array_equal(f, np.where(a < b, af * np.float32(0.5), af))
-    k = np.int64([-2147483648, -7, 3, 1])
+    k = np.array([-2147483648, -7, 3, 1], np.int64)
     np.testing.assert_array_equal(w, (a.astype(np.int64) * k).astype(np.int32))
 
 
 def test_math_functions() -> None:
-    x = np.float32([-2.5, -0.5, 0.0, 0.5, 1.5, 2.5])
+    x = np.array([-2.5, -0.5, 0.0, 0.5, 1.5, 2.5], np.float32)
     (y,) = load(MATH).call([x])
-    erf = np.float32([math.erf(v) for v in x.tolist()])
+    erf = np.array([math.erf(v) for v in x.tolist()], np.float32)
     np.testing.assert_allclose(y[0], np.exp(x), rtol=1e-6)
     np.testing.assert_allclose(y[1], np.tanh(x), rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(y[2], erf, rtol=1e-6, atol=1e-7)
@@ -164,6 +164,7 @@ def test_cache_reuse_and_key() -> None:
     assert build_extension(c_source, header, "cached") is first
     other = build_extension(c_source, header, "cached", extra_cflags=["-O1"])
     assert other is not first
+    assert first.__file__ is not None
     cache = Path(first.__file__).parent
     assert [p for p in cache.iterdir() if p.name.startswith(".build-")] == []
 

@@ -361,7 +361,7 @@ def test_float_literals_round_trip() -> None:
     import numpy as np
     from xdsl.dialects.builtin import f32
 
-    for v in np.float32([0.1, 1 / 3, 3.4028235e38, 1e-45, -7.0, 16777217]).tolist():
+    for v in np.array([0.1, 1 / 3, 3.4028235e38, 1e-45, -7.0, 16777217], np.float32).tolist():
         text = float_literal(v, f32).strip("()")
         assert np.float32(float(text.rstrip("f"))) == np.float32(v)
     assert float_literal(1.0, f32) == "1.0f" and float_literal(2.0, f64) == "2.0"
@@ -404,3 +404,27 @@ func.func @main(%x: memref<2xf32>) {
 def test_runtime_files() -> None:
     assert runtime_dir().is_dir()
     assert [p.name for p in runtime_files()] == ["onnxc_runtime.h"]
+
+
+def _copy_from_global(t: str) -> str:
+    """A function copying a constant global of memref type `t` to its output."""
+    return f"""
+"memref.global"() <{{sym_name = "w", sym_visibility = "private", type = {t},
+    initial_value = dense<1.0> : tensor<2x3xf32>, constant}}> : () -> ()
+func.func @main(%y: memref<2x3xf32>) {{
+  %w = memref.get_global @w : {t}
+  "memref.copy"(%w, %y) : ({t}, memref<2x3xf32>) -> ()
+  func.return
+}}
+"""
+
+
+@pytest.mark.parametrize("layout", ["", ", affine_map<(d0, d1) -> (d0, d1)>"])
+def test_identity_layouts_print(layout: str) -> None:
+    print_c(parse(_copy_from_global(f"memref<2x3xf32{layout}>")), "m")
+
+
+def test_other_layouts_are_rejected() -> None:
+    transposed = _copy_from_global("memref<2x3xf32, affine_map<(d0, d1) -> (d1, d0)>>")
+    with pytest.raises(CEmitError, match="identity layout"):
+        print_c(parse(transposed), "m")

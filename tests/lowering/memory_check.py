@@ -46,7 +46,9 @@ def planned_views(module: ModuleOp) -> tuple[int, list[View]]:
     if not arenas:
         return 0, []
     (arena,) = arenas
-    size = arena.results[0].type.get_shape()[0]
+    arena_type = arena.results[0].type
+    assert isinstance(arena_type, MemRefType)
+    size = arena_type.get_shape()[0]
     views: list[View] = []
     for use in arena.results[0].uses:
         view = use.operation

@@ -138,17 +138,24 @@ def test_sigmoid_saturates() -> None:
 
 
 CLIPS: list[tuple[str, list[str], dict[str, np.ndarray]]] = [
-    ("both", ["x", "lo", "hi"], {"lo": np.float32(-1.0), "hi": np.float32(2.0)}),
-    ("min-only", ["x", "lo"], {"lo": np.float32(0.5)}),
-    ("max-only", ["x", "", "hi"], {"hi": np.float32(-0.5)}),
+    (
+        "both",
+        ["x", "lo", "hi"],
+        {"lo": np.array(-1.0, np.float32), "hi": np.array(2.0, np.float32)},
+    ),
+    ("min-only", ["x", "lo"], {"lo": np.array(0.5, np.float32)}),
+    ("max-only", ["x", "", "hi"], {"hi": np.array(-0.5, np.float32)}),
     ("none", ["x"], {}),
-    ("min>max", ["x", "lo", "hi"], {"lo": np.float32(1.0), "hi": np.float32(-1.0)}),
+    (
+        "min>max",
+        ["x", "lo", "hi"],
+        {"lo": np.array(1.0, np.float32), "hi": np.array(-1.0, np.float32)},
+    ),
 ]
 
 
 @pytest.mark.parametrize("node_inputs,constants", [c[1:] for c in CLIPS], ids=[c[0] for c in CLIPS])
 def test_clip(node_inputs: list[str], constants: dict[str, np.ndarray]) -> None:
-    constants = {n: np.asarray(v) for n, v in constants.items()}
     model = one_node_model("Clip", {"x": (3, 4)}, (3, 4), constants, node_inputs=node_inputs)
     compare(model, {"x": random((3, 4))})
 

@@ -9,6 +9,7 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from xdsl.dialects.builtin import StringAttr
 
 import onnxc
 from onnxc.importer import import_model
@@ -59,11 +60,9 @@ def residual_gemm(skip_first: bool) -> onnx.ModelProto:
 
 def adds_left(model: onnx.ModelProto) -> int:
     module = lower(import_model(model).module, "loops")
+    comments = (op.attributes.get("onnxc.comment") for op in module.walk())
     return sum(
-        1
-        for op in module.walk()
-        if "Add" in getattr(op.attributes.get("onnxc.comment"), "data", "")
-        and "+" not in op.attributes["onnxc.comment"].data
+        1 for c in comments if isinstance(c, StringAttr) and "Add" in c.data and "+" not in c.data
     )
 
 

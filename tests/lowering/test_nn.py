@@ -367,7 +367,7 @@ def test_window_loads_stay_inside_input(tmp_path: Path, name: str) -> None:
     compiled = onnxc.compile(model, name="net")
     compiled.generated.write(tmp_path)
     (tmp_path / "main.c").write_text(
-        ASAN_MAIN % {"x_size": np.prod(x_shape), "y_size": np.prod(compiled.output_shapes[0])}
+        ASAN_MAIN % {"x_size": np.prod(x_shape), "y_size": compiled.runner.outputs[0].numel()}
     )
     sources = [
         "main.c",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,7 @@ def parse(text: str) -> ModuleOp:
 def model(
     nodes: list[onnx.NodeProto],
     inputs: dict[str, tuple[int, ...]],
-    outputs: dict[str, tuple[tuple[int, ...], int]],
+    outputs: Mapping[str, tuple[tuple[int, ...], int]],
     initializers: dict[str, np.ndarray] | None = None,
 ) -> onnx.ModelProto:
     """A model over float `inputs`; `outputs` maps each name to (shape, dtype)."""
@@ -89,10 +90,11 @@ def test_pytorch_flatten_chain_folds_to_a_constant_shape() -> None:
     )
     module = fold(import_model(m).module)
     assert onnx_ops(module) == ["onnx.Constant", "onnx.Reshape"]
-    reshape = next(o for o in module.walk() if isinstance(o, onnx_dialect.ReshapeOp))  # type: ignore[attr-defined]
-    shape_op = reshape.operands[1].owner
+    reshape = next(o for o in module.walk() if isinstance(o, onnx_dialect.ReshapeOp))
+    shape_op = reshape.shape.owner
+    assert isinstance(shape_op, onnx_dialect.ConstantOp) and shape_op.value is not None
     assert shape_op.attributes["onnx_node_name"] == StringAttr("cat")
-    np.testing.assert_array_equal(elements_to_numpy(shape_op.properties["value"]), [2, -1])
+    np.testing.assert_array_equal(elements_to_numpy(shape_op.value), [2, -1])
 
 
 @pytest.mark.parametrize(
@@ -100,7 +102,9 @@ def test_pytorch_flatten_chain_folds_to_a_constant_shape() -> None:
     [(None, None), (1, None), (-2, None), (0, -1), (1, 3), (-10, 10), (3, 1)],
 )
 def test_shape_slices(start: int | None, end: int | None) -> None:
-    attributes = {k: v for k, v in (("start", start), ("end", end)) if v is not None}
+    attributes: dict[str, Any] = {
+        k: v for k, v in (("start", start), ("end", end)) if v is not None
+    }
     x_shape = (2, 3, 4, 5)
     expected = np.array(x_shape[slice(start, end)], np.int64)
     node = helper.make_node("Shape", ["x"], ["y"], **attributes)

@@ -16,7 +16,7 @@ pytest.importorskip("onnxruntime")
 
 @pytest.mark.parametrize("axis", [None, -1, 0, 1, 2])
 def test_softmax(axis: int | None) -> None:
-    attributes = {} if axis is None else {"axis": axis}
+    attributes: dict[str, Any] = {} if axis is None else {"axis": axis}
     model = one_node_model("Softmax", {"x": (2, 3, 4)}, (2, 3, 4), **attributes)
     compare(model, {"x": random((2, 3, 4))})
 

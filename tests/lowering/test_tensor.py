@@ -253,3 +253,26 @@ def test_flatten_reshape_chain() -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
     got = onnxc.compile(model).run({"x": x})["y"]
     np.testing.assert_array_equal(got, x.transpose(0, 2, 1).reshape(2, -1))
+
+
+@pytest.mark.parametrize("step", [1, -1])
+def test_slice_negative_bounds_of_a_run_time_dimension(step: int) -> None:
+    """Constant negative starts and ends wrap by a size known only at run time."""
+    bounds = {"s": i64(-2 if step > 0 else -1), "e": i64(-1 if step > 0 else -4)}
+    graph = helper.make_graph(
+        [helper.make_node("Slice", ["x", "s", "e", "a", "p"], ["y"])],
+        "slice",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N", 3])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [None, 3])],
+        initializer=[
+            numpy_helper.from_array(v, n)
+            for n, v in {**bounds, "a": i64(0), "p": i64(step)}.items()
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+    compiled = onnxc.compile(model)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for n in (1, 2, 5):
+        x = data(n, 3)
+        (want,) = session.run(None, {"x": x})
+        np.testing.assert_array_equal(compiled.run({"x": x})["y"], want)

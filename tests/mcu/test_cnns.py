@@ -46,5 +46,6 @@ def test_cortex_m4_matches_host(tmp_path: Path, name: str) -> None:
     assert memory is not None
     (_, flash_size), (_, ram_size) = memory
     assert sizes["text"] + sizes["data"] <= flash_size
+    assert on_mcu.workspace_size is not None
     assert sizes["data"] + sizes["bss"] >= on_mcu.workspace_size  # the static workspace
     assert sizes["data"] + sizes["bss"] <= ram_size
