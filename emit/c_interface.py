@@ -165,6 +165,7 @@ class ModelPrinter:
         self.dim_names: dict[SSAValue, str] = {}
         """The ONNX name of each free dimension's argument."""
         self.dims = self._dims()
+        self.bounded = all(interval.high != INFINITY for _, _, interval in self.dims)
         self.params = self._params()
         self.dynamic = (
             bool(self.dims)
@@ -244,7 +245,9 @@ class ModelPrinter:
                         continue
                     value = next(sizes)
                     names[axis] = self.dim_names.get(value)
-                    bound = upper_bound(value, self.ranges())
+                    # Bounds are given under max_dims: with a free dimension
+                    # unbounded, a constant may still bound a size, uselessly.
+                    bound = upper_bound(value, self.ranges()) if self.bounded else None
                     bounds[axis] = -1 if bound is None else bound
             elif any(d < 0 for d in shape):
                 raise CEmitError(f"'{onnx_name}' has sizes known at run time but no binding")

@@ -51,7 +51,8 @@ class Model:
     inputs: list[onnx.ValueInfoProto]
     outputs: list[onnx.ValueInfoProto]
     feeds: Feeds
-    sizes: list[tuple[int, ...]]
+    sizes: list[tuple[Any, ...]]
+    """The arguments of `feeds`, one tuple per run (sizes, k, Range's bounds)."""
     initializers: dict[str, np.ndarray] = field(default_factory=dict)
     opset: int = 18
 
