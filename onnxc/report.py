@@ -41,8 +41,9 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from onnxc import element_types
 from onnxc.api import GeneratedC, generate_with
+from onnxc.dialects.dims import dims_of
 from onnxc.dialects.onnx import ConstantOp, OnnxOp, element_type_name
-from onnxc.errors import OnnxcError
+from onnxc.errors import OnnxcError, UnsupportedError
 from onnxc.importer import ModelLike
 from onnxc.ir_names import MEMORY as MEMORY_ATTR
 from onnxc.lowering.plan_memory import greedy_by_size
@@ -93,7 +94,11 @@ def _tensor_bytes(value: SSAValue, where: OnnxOp) -> int:
         return 0
     shape = _shape(value)
     if any(d < 0 for d in shape):
-        raise OnnxcError(f"size report: {where.node_label()} has a dynamic shape {shape}")
+        dims = ", ".join(str(d) for d in dims_of(value_type))
+        raise UnsupportedError(
+            f"size report: {where.node_label()} has sizes known only at run time ({dims}); "
+            "the report needs them bound (--dim, --shape)"
+        )
     element = value_type.get_element_type()
     if not isinstance(element, FixedBitwidthType):
         raise OnnxcError(f"size report: {where.node_label()} has elements of unknown size")
@@ -375,7 +380,9 @@ def make_report(
 ) -> Report:
     """The report of C already generated while `seen` observed the stages."""
     if generated.workspace_size is None:
-        raise OnnxcError("size report: the workspace has no size bound (some size is dynamic)")
+        raise UnsupportedError(
+            "size report: the workspace has no size bound (bind the free dimensions)"
+        )
     code_size = (
         measure_code_size(generated, target, seen.weights) if measure_code else "not measured"
     )
