@@ -290,7 +290,8 @@ def build(name: str, seed: int = 0) -> tuple[nn.Module, torch.Tensor]:
     model = {**MODEL_CLASSES, **SEQUENCE_MODELS}[name]()
     _randomise_batchnorm(model)
     model.eval()
-    shape: tuple[int, ...] = model.input_shape  # type: ignore[assignment]
+    shape = model.input_shape
+    assert isinstance(shape, tuple)
     example = torch.randn(*shape)
     return model, example
 

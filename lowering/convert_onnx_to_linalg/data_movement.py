@@ -39,6 +39,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     check,
     constant_value,
     copy,
+    element_type,
     generic,
     identity_map,
     is_none,
@@ -157,7 +158,7 @@ class ConcatOpLowering(OnnxLowering[onnx.ConcatOp]):
         for shape in inputs:
             starts.append(self.shapes.index(offset))
             offset = self.shapes.add(offset, shape[axis])
-        element = output.type.get_element_type()  # pyright: ignore[reportAttributeAccessIssue]
+        element = element_type(output)
 
         def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
             indices = [b.insert(IndexOp(d)).result for d in range(rank)]

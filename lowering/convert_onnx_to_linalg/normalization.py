@@ -81,9 +81,9 @@ class BatchNormalizationOpLowering(OnnxLowering[onnx.BatchNormalizationOp]):
         wide = accumulator_type(element)  # 16-bit floats compute in float
         channel_map = AffineMap(rank, 0, (AffineDimExpr(1),))
         params = [constant_value(v) for v in op.operands[1:]]
-        folded_parameters = all(p is not None for p in params)
-        if folded_parameters:
-            scale, bias, mean, var = (np.asarray(p, dtype=np.float64) for p in params)  # type: ignore[arg-type]
+        known = [p for p in params if p is not None]
+        if len(known) == len(params):
+            scale, bias, mean, var = (np.asarray(p, dtype=np.float64) for p in known)
             a = scale / np.sqrt(var + epsilon)
             b_fold = bias - mean * a
             multiplier = weight(rewriter, op, a, wide, "multiplier")

@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
@@ -81,9 +81,9 @@ def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
     return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
 
 
-def _memref(element: object, sizes: Sequence[Size]) -> MemRefType:
+def _memref(element: Attribute, sizes: Sequence[Size]) -> MemRefType:
     shape = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
-    return MemRefType(element, shape)  # pyright: ignore[reportArgumentType]
+    return MemRefType(element, shape)
 
 
 def _collapse(

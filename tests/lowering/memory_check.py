@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType, ModuleOp
+from xdsl.dialects.builtin import AnyFloat, IntegerAttr, IntegerType, MemRefType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 ALIASES = (memref.CollapseShapeOp, memref.ExpandShapeOp)
@@ -23,7 +23,8 @@ class View:
 
 def _bytes(t: MemRefType) -> int:
     et = t.element_type
-    bits = et.width.data if isinstance(et, IntegerType) else et.bitwidth  # type: ignore[attr-defined]
+    assert isinstance(et, IntegerType | AnyFloat), et
+    bits = et.width.data if isinstance(et, IntegerType) else et.bitwidth
     n = 1
     for d in t.get_shape():
         n *= d

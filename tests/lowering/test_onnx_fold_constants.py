@@ -63,7 +63,7 @@ def returned(module: ModuleOp) -> list[Any]:
     values: list[Any] = []
     for value in ret.arguments:
         owner = value.owner
-        if isinstance(owner, onnx_dialect.ConstantOp):  # type: ignore[attr-defined]
+        if isinstance(owner, onnx_dialect.ConstantOp):
             values.append(elements_to_numpy(owner.properties["value"]))
         else:
             values.append(None)
@@ -230,7 +230,7 @@ builtin.module {
 
 def test_constant_forms_become_value() -> None:
     module = fold(parse(CONSTANT_FORMS))
-    constants = [o for o in module.walk() if isinstance(o, onnx_dialect.ConstantOp)]  # type: ignore[attr-defined]
+    constants = [o for o in module.walk() if isinstance(o, onnx_dialect.ConstantOp)]
     assert [set(o.properties) for o in constants] == [{"value"}] * 4
     a, b, c, d = returned(module)
     assert a.dtype == np.float32 and a.shape == () and a == 1.5
