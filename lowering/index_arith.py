@@ -143,6 +143,14 @@ class IndexArith:
         """An i1 value: a or b."""
         return self._build("or", a, b, arith.OrIOp)
 
+    def both(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """An i1 value: a and b."""
+        return self._build("and", a, b, arith.AndIOp)
+
+    def flag(self, condition: SSAValue) -> Size:
+        """`condition` as the size 1 or 0."""
+        return self.select(condition, 1, 0)
+
     def select(self, condition: SSAValue, a: Size, b: Size) -> Size:
         """`condition ? a : b` (an i1 condition)."""
         if self.same(a, b):

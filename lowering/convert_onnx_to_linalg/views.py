@@ -35,16 +35,16 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     buffer_of,
     check,
-    constant_value,
     insert,
     is_none,
     memref_type,
     normalize_axis,
+    tensor_type,
     unsupported,
 )
 from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_elements
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
-from onnxc.lowering.index_arith import Size
+from onnxc.lowering.index_arith import Size, is_static
 
 
 def _groups(shapes: Shapes, big: Sequence[Size], small: Sequence[Size]) -> list[list[int]] | None:
@@ -284,40 +284,105 @@ def _axes(op: onnx.OnnxOp, axes: np.ndarray, rank: int) -> list[int]:
 
 class SqueezeOpLowering(ViewLowering):
     """`onnx.Squeeze` -> a view without the listed size-1 axes (all axes of
-    size 1 when `axes` is omitted). `axes` must be a compile-time constant."""
+    size 1 when `axes` is omitted). Axes computed at run time, or sizes that
+    may or may not be 1 without axes, pick the kept sizes at run time (the
+    result's rank, from the type, is fixed), checked."""
 
     source = onnx.SqueezeOp
 
     def target(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> list[Size]:
-        in_shape = self.shapes.sizes(op.operands[0])
+        shapes = self.shapes
+        in_shape = shapes.sizes(op.operands[0])
+        rank = len(in_shape)
+        out_rank = len(tensor_type(op.results[0]).get_shape())
         axes_value = op.operands[1]
         if is_none(axes_value):
-            if any(isinstance(s, SSAValue) for s in in_shape):
-                raise unsupported(op, "Squeeze without axes of dimensions known at run time")
-            return [s for s in in_shape if s != 1]
-        axes = constant_value(axes_value)
-        if axes is None:
-            raise unsupported(op, "input 'axes' must be a compile-time constant")
-        squeezed = _axes(op, axes, len(in_shape))
-        if any(isinstance(in_shape[a], int) and in_shape[a] != 1 for a in squeezed):
-            raise unsupported(op, f"cannot squeeze axes {squeezed} of {list(in_shape)}")
-        return [s for a, s in enumerate(in_shape) if a not in squeezed]
+            if all(isinstance(s, int) for s in in_shape):
+                return [s for s in in_shape if s != 1]
+            flags: list[Size] = [shapes.flag(shapes.equal(s, 1)) for s in in_shape]
+        else:
+            axes = shape_elements(op, rewriter, shapes, axes_value)
+            if is_static(axes):
+                squeezed = _axes(op, np.array(axes), rank)
+                if any(isinstance(in_shape[a], int) and in_shape[a] != 1 for a in squeezed):
+                    raise unsupported(op, f"cannot squeeze axes {squeezed} of {list(in_shape)}")
+                return [s for a, s in enumerate(in_shape) if a not in squeezed]
+            flags = _axis_flags(shapes, rewriter, op, axes, rank)
+            for flag, size in zip(flags, in_shape, strict=True):
+                ones = shapes.either(shapes.equal(flag, 0), shapes.equal(size, 1))
+                check(rewriter, op, ones, "squeezed axes have size 1")
+        removed = shapes.add(0, 0)
+        for flag in flags:
+            removed = shapes.add(removed, flag)
+        check(rewriter, op, shapes.equal(removed, rank - out_rank), "the result's rank")
+        return _compacted(shapes, in_shape, flags, out_rank)
 
 
 class UnsqueezeOpLowering(ViewLowering):
     """`onnx.Unsqueeze` -> a view with size-1 axes inserted at `axes`
-    (positions in the output, negative ones counted from its end); `axes` must
-    be a compile-time constant."""
+    (positions in the output, negative ones counted from its end); axes
+    computed at run time place the inserted axes at run time, checked."""
 
     source = onnx.UnsqueezeOp
 
     def target(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> list[Size]:
-        in_shape = self.shapes.sizes(op.operands[0])
-        axes = constant_value(op.operands[1])
-        if axes is None:
-            raise unsupported(op, "input 'axes' must be a compile-time constant")
-        inserted = _axes(op, axes, len(in_shape) + axes.size)
-        remaining = iter(in_shape)
-        return [
-            1 if a in inserted else next(remaining) for a in range(len(in_shape) + len(inserted))
-        ]
+        shapes = self.shapes
+        in_shape = shapes.sizes(op.operands[0])
+        axes = shape_elements(op, rewriter, shapes, op.operands[1])
+        out_rank = len(in_shape) + len(axes)
+        if is_static(axes):
+            inserted = _axes(op, np.array(axes), out_rank)
+            remaining = iter(in_shape)
+            return [1 if a in inserted else next(remaining) for a in range(out_rank)]
+        flags = _axis_flags(shapes, rewriter, op, axes, out_rank)
+        # Output axis j is new, or input axis j - (new axes before j).
+        sizes: list[Size] = []
+        before: Size = 0
+        for j, flag in enumerate(flags):
+            source = shapes.sub(j, before)
+            size: Size = in_shape[0] if in_shape else 1
+            for i, candidate in enumerate(in_shape[1:], start=1):
+                size = shapes.select(shapes.equal(source, i), candidate, size)
+            sizes.append(shapes.select(shapes.equal(flag, 1), 1, size))
+            before = shapes.add(before, flag)
+        return sizes
+
+
+def _axis_flags(
+    shapes: Shapes, rewriter: PatternRewriter, op: onnx.OnnxOp, axes: Sequence[Size], rank: int
+) -> list[Size]:
+    """For each of `rank` axes, 1 if `axes` (known at run time, negative ones
+    counted from the end) names it, else 0; each must be in range and named
+    at most once (checked)."""
+    normalized: list[Size] = []
+    for axis in axes:
+        wrapped = shapes.select(shapes.less(axis, 0), shapes.add(axis, rank), axis)
+        inside = shapes.equal(shapes.clamp(wrapped, 0, rank - 1), wrapped)
+        check(rewriter, op, inside, "an axis is in range")
+        normalized.append(wrapped)
+    flags: list[Size] = []
+    for position in range(rank):
+        count: Size = 0
+        for axis in normalized:
+            count = shapes.add(count, shapes.flag(shapes.equal(axis, position)))
+        check(rewriter, op, shapes.less(count, 2), "no axis is repeated")
+        flags.append(count)
+    return flags
+
+
+def _compacted(
+    shapes: Shapes, sizes: Sequence[Size], removed: Sequence[Size], out_rank: int
+) -> list[Size]:
+    """The `sizes` whose flag in `removed` is 0, in order (`out_rank` of them,
+    known only at run time which)."""
+    found: list[Size] = []
+    for j in range(out_rank):
+        size: Size = 1
+        kept_before: Size = 0
+        for i, candidate in enumerate(sizes):
+            kept = shapes.equal(removed[i], 0)
+            here = shapes.both(kept, shapes.equal(kept_before, j))
+            size = shapes.select(here, candidate, size)
+            kept_before = shapes.add(kept_before, shapes.sub(1, removed[i]))
+        found.append(size)
+    return found

@@ -196,6 +196,27 @@ MODELS: dict[str, Model] = {
         [(0,), (1,), (-1,), (-2,)],
         {"starts": np.array([1], np.int64), "ends": np.array([3], np.int64)},
     ),
+    "unsqueeze_runtime_axes": Model(
+        [node("Unsqueeze", ["x", "axes"], ["y"])],
+        [info("x", F, ["N", 4]), info("axes", I64, [2])],
+        [info("y", F, [None, None, None, None])],
+        lambda s: {"x": floats(s[0], 4), "axes": np.array(s[1:], np.int64)},
+        [(3, 0, 1), (2, -1, 0), (5, 3, 1), (1, 2, -4)],
+    ),
+    "squeeze_runtime_axes": Model(
+        [node("Squeeze", ["x", "axes"], ["y"])],
+        [info("x", F, [1, "N", 1, 4]), info("axes", I64, [2])],
+        [info("y", F, [None, None])],
+        lambda s: {"x": floats(1, s[0], 1, 4), "axes": np.array(s[1:], np.int64)},
+        [(3, 0, 2), (2, -2, 0), (1, 1, 0)],
+    ),
+    "squeeze_dynamic_ones": Model(
+        [node("Squeeze", ["x"], ["y"])],
+        [info("x", F, ["A", 3, "B"])],
+        [info("y", F, [None, None])],
+        lambda s: {"x": floats(s[0], 3, s[1])},
+        [(1, 5), (4, 1)],
+    ),
     "tile_from_input": Model(
         [node("Tile", ["x", "repeats"], ["y"])],
         [info("x", F, ["N", 3]), info("repeats", I64, [2])],
@@ -343,3 +364,36 @@ def test_bounded_model_runs_on_cortex_m4(name: str) -> None:
         for g, w in zip(got, want, strict=True):
             assert g.shape == w.shape
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5, err_msg=str(sizes))
+
+
+REFUSED = [
+    ("expand_from_input", {"x": floats(3, 1), "shape": np.array([2, 4, 4], np.int64)}),
+    ("reshape_from_input", {"x": floats(2, 3, 4), "shape": np.array([5, 5, 1], np.int64)}),
+    ("reshape_from_input", {"x": floats(2, 3, 4), "shape": np.array([-1, -1, 2], np.int64)}),
+    ("unsqueeze_runtime_axes", {"x": floats(2, 4), "axes": np.array([1, 1], np.int64)}),
+    ("unsqueeze_runtime_axes", {"x": floats(2, 4), "axes": np.array([0, 4], np.int64)}),
+    ("squeeze_runtime_axes", {"x": floats(1, 2, 1, 4), "axes": np.array([0, 1], np.int64)}),
+    ("topk_runtime_k", {"x": floats(2, 8), "k": np.array([9], np.int64)}),
+    ("range_int_from_input", scalars((0, 4, 0), np.int64)),
+    (
+        "slice_from_input",
+        {
+            "x": floats(2, 6),
+            **{
+                k: np.array(v, np.int64)
+                for k, v in (("starts", [0, 0]), ("ends", [2, 2]), ("steps", [1, 0]))
+            },
+        },
+    ),
+    ("add_runtime_broadcast", {"x": floats(2, 3), "y": floats(3, 3)}),
+]
+"""Inputs whose sizes the model rejects: ONNXC_ERR_SHAPE, never a wrong answer."""
+
+
+@pytest.mark.parametrize(
+    ("name", "feeds"), REFUSED, ids=[f"{n}-{k}" for k, (n, _) in enumerate(REFUSED)]
+)
+def test_sizes_the_model_rejects_are_refused(name: str, feeds: dict[str, np.ndarray]) -> None:
+    model = onnxc.compile(MODELS[name].proto(), name=name)
+    with pytest.raises(onnxc.OnnxcError, match="status -5"):
+        model.run(feeds)
