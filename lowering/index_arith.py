@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeGuard
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Operation, SSAValue
 
 Size = int | SSAValue
@@ -109,7 +109,17 @@ class IndexArith:
         return self._build("ceildiv", a, b, arith.CeilDivSIOp)
 
     def align(self, a: Size, alignment: int) -> Size:
-        """`a` rounded up to a multiple of `alignment`."""
+        """`a` rounded up to a multiple of `alignment` (itself when it is a
+        product with a multiple of `alignment`)."""
+        if isinstance(a, SSAValue) and isinstance(a.owner, arith.MuliOp):
+            for operand in a.owner.operands:
+                factor = operand.owner
+                if (
+                    isinstance(factor, arith.ConstantOp)
+                    and isinstance(factor.value, IntegerAttr)
+                    and factor.value.value.data % alignment == 0
+                ):
+                    return a
         return self.mul(self.ceildiv(a, alignment), alignment)
 
     def max(self, a: Size, b: Size) -> Size:

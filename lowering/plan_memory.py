@@ -484,7 +484,7 @@ def _plan_at_run_time(
             used = b.size if b.kind == "data" else sizes.bytes(b.alloc)
             end = sizes.max(end, sizes.add(offset, used))
     slot_offsets: list[tuple[list[Buffer], Size]] = []
-    base = sizes.align(end, ARENA_ALIGN)
+    base = sizes.align(end, ARENA_ALIGN) if sliding else end
     for members in _slots_by_liveness(sliding):
         largest: Size = 0
         for b in members:

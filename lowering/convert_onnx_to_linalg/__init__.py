@@ -59,6 +59,7 @@ from onnxc.dialects import onnx
 from onnxc.dialects.onnxc import InputOp, OutputOp
 from onnxc.errors import InternalError, UnsupportedError
 from onnxc.ir_names import COMMENT, DIMS
+from onnxc.lowering.buffer_uses import VIEWS, aliases
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     LoweringContext,
@@ -252,6 +253,51 @@ def _remove_casts(module: ModuleOp) -> None:
             op.erase()
 
 
+def _drop_unread_buffers(module: ModuleOp) -> None:
+    """Remove the buffers nothing reads, and what only writes them: shape
+    tensors whose values the lowering followed as sizes (`shape_values.py`)
+    are computed, and then never loaded. A buffer is unread when every use
+    of it (or of a view of it) is a store into it, a dealloc, or a generic
+    whose outputs are all unread buffers of that kind."""
+    changed = True
+    while changed:
+        changed = False
+        for alloc in [op for op in module.walk() if isinstance(op, memref.AllocOp)]:
+            writers = _only_writers(alloc.memref)
+            if writers is None:
+                continue
+            for op in [*writers, alloc]:
+                if op.parent is not None:
+                    Rewriter.erase_op(op, safe_erase=False)
+            changed = True
+
+
+def _only_writers(buffer: SSAValue) -> list[Operation] | None:
+    """The ops that use `buffer` only to write it (stores, deallocs, generics
+    writing nothing else), when no op reads it; else None."""
+    writers: list[Operation] = []
+    for alias in aliases(buffer):
+        for use in alias.uses:
+            user = use.operation
+            if isinstance(user, VIEWS):
+                continue
+            if isinstance(user, memref.StoreOp) and use.index == 1:
+                writers.append(user)
+            elif isinstance(user, memref.DeallocOp):
+                writers.append(user)
+            elif (
+                isinstance(user, linalg_ops.GenericOp)
+                and use.index >= len(user.inputs)
+                and len(user.outputs) == 1
+                and not any(v.uses for v in user.body.block.args[len(user.inputs) :])
+            ):
+                writers.append(user)
+            else:
+                return None
+    views = [a.owner for a in aliases(buffer) if a is not buffer]
+    return [*writers, *(v for v in reversed(views) if isinstance(v, Operation))]
+
+
 @dataclass(frozen=True)
 class ConvertOnnxToLinalgPass(ModulePass):
     """Lower the onnx dialect to linalg on buffers; see the module docstring."""
@@ -271,3 +317,5 @@ class ConvertOnnxToLinalgPass(ModulePass):
         for function, (outs, shapes) in converted.items():
             _finish_returns(function, outs, shapes)
         _remove_casts(op)
+        _drop_unread_buffers(op)
+        _remove_casts(op)  # again: what only the dropped code read
