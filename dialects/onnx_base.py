@@ -112,9 +112,10 @@ def _proto_attribute_value(proto: onnx.AttributeProto) -> Any:
         return value.decode()
     if isinstance(value, onnx.TensorProto):
         return onnx.numpy_helper.to_array(value)
-    if isinstance(value, list) and value and isinstance(value[0], bytes):
-        return [v.decode() for v in value]  # pyright: ignore[reportUnknownVariableType]
-    return list(value) if isinstance(value, Sequence) else value  # pyright: ignore
+    if isinstance(value, list):
+        items: list[Any] = list(value)
+        return [v.decode() if isinstance(v, bytes) else v for v in items]
+    return value
 
 
 def formal_type_strings(op_schema: OpSchema, formal: OpSchema.FormalParameter) -> set[str]:
