@@ -20,3 +20,7 @@ config.environment["PATH"] = os.pathsep.join(  # noqa: F821
     [os.path.dirname(sys.executable), os.environ.get("PATH", "")]
 )
 config.substitutions.append(("%python", sys.executable))  # noqa: F821
+# Where the tools import onnxc from, when a worktree is tested in place.
+for name in ("PYTHONPATH", "ONNXC_WORKTREE"):
+    if name in os.environ:
+        config.environment[name] = os.environ[name]  # noqa: F821
