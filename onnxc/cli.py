@@ -3,9 +3,11 @@
     onnxc compile MODEL.onnx -o OUTDIR [--name NAME] [--dim SYM=N]... [--shape INPUT=D0,D1,...]...
                   [--target T] [--emit onnx|linalg|loops|c] [--weights-file] [--report]
     onnxc run MODEL.onnx [--input NAME=FILE.npy]... [--expect FILE.npy]... [--target T]
+    onnxc check MODEL.onnx [--dim SYM=N]... [--shape INPUT=D0,D1,...]...
 
 `compile` also writes a build recipe for the target (a Makefile and NAME.cmake);
-`run --target cortex-m4` runs the model in that target's emulator.
+`run --target cortex-m4` runs the model in that target's emulator; `check` lists
+every node that cannot be compiled yet (exit status 1 if any).
 Problems with the input print one line on stderr and exit with status 1.
 """
 
@@ -155,6 +157,24 @@ def _run_command(args: argparse.Namespace) -> int:
     return 1 if mismatched else 0
 
 
+def _check_command(args: argparse.Namespace) -> int:
+    from onnxc.check import find_gaps, format_gaps
+
+    options = _options(args)
+    gaps = find_gaps(
+        args.model, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
+    )
+    if not gaps:
+        print(f"{args.model}: compiles")
+        return 0
+    nodes = sum(1 for g in gaps if g.node)
+    what = f"{nodes} node{'s' if nodes != 1 else ''}" if nodes else "the model"
+    print(f"{args.model}: {what} cannot be compiled yet")
+    for line in format_gaps(gaps):
+        print(line)
+    return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="onnxc", description="Compile ONNX models to portable C99."
@@ -226,6 +246,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="expected value of each output, in order: compared at rtol 1e-4, atol 1e-5",
     )
     run_parser.set_defaults(handler=_run_command)
+
+    check_parser = commands.add_parser(
+        "check", help="list every node that cannot be compiled yet, and why"
+    )
+    common(check_parser)
+    check_parser.set_defaults(handler=_check_command)
     return parser
 
 

@@ -160,16 +160,21 @@ def prepare_model(
     model: onnx.ModelProto,
     dims: Mapping[str, int] | None = None,
     shapes: Mapping[str, Sequence[int]] | None = None,
+    *,
+    foreign: bool = False,
 ) -> tuple[onnx.ModelProto, list[str]]:
     """Check, inline, upgrade, bind dimensions and infer shapes: a new proto,
-    and the free dimensions (dim_params left for run time), in order."""
+    and the free dimensions (dim_params left for run time), in order. Nodes
+    of domains other than the default are rejected, unless `foreign` (for
+    `onnxc check`, which lists them)."""
     model = onnx.ModelProto.FromString(model.SerializeToString())
     try:
         onnx.checker.check_model(model)
     except Exception as error:
         raise OnnxcError(f"invalid model: {_first_line(error)}") from None
     opset = _default_opset(model)
-    _reject_foreign_domains(model)
+    if not foreign:
+        _reject_foreign_domains(model)
     if model.functions:
         model = inliner.inline_local_functions(model)
     if opset < onnx_dialect.TARGET_OPSET:

@@ -203,15 +203,29 @@ def _buffer_behind(value: SSAValue) -> SSAValue:
 
 
 def _check_converted(module: ModuleOp, lowered: Collection[str] = ()) -> None:
-    """Reject the first onnx operation left (or, before the walk, the first
-    whose operator is not in `lowered`)."""
+    """Reject the onnx operations left (or, before the walk, those whose
+    operator is not in `lowered`): the first is named, and every other
+    operator that is missing is listed in the same line."""
+    missing: dict[str, list[onnx.OnnxOp]] = {}
     for op in module.walk():
         if isinstance(op, onnx.OnnxOp) and not isinstance(op, onnx.NoValueOp):
             if op.SCHEMA.name not in lowered:
-                raise UnsupportedError(
-                    f"{op.node_label()}: operator {op.SCHEMA.name} is not supported yet "
-                    "(no lowering to linalg)"
-                )
+                missing.setdefault(op.SCHEMA.name, []).append(op)
+    if not missing:
+        return
+    first = next(iter(missing.values()))[0]
+    message = (
+        f"{first.node_label()}: operator {first.SCHEMA.name} is not supported yet "
+        "(no lowering to linalg)"
+    )
+    others = [
+        f"{name} ({len(ops)} node{'s' if len(ops) > 1 else ''})"
+        for name, ops in missing.items()
+        if name != first.SCHEMA.name
+    ]
+    if others:
+        message += f"; nor are {', '.join(others)} (onnxc check lists every node)"
+    raise UnsupportedError(message)
 
 
 def _remove_casts(module: ModuleOp) -> None:

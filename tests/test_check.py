@@ -1,0 +1,82 @@
+"""`onnxc check`: every node that cannot be compiled, in one run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnxc
+from onnxc.check import find_gaps
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "digits_cnn.onnx"
+
+
+def _gappy_model() -> onnx.ModelProto:
+    nodes = [
+        helper.make_node("Pad", ["x", "pads"], ["a"], name="pad"),
+        helper.make_node("Resize", ["a", "", "scales"], ["b"], name="up1"),
+        helper.make_node("Relu", ["b"], ["c"], name="relu"),
+        helper.make_node("Resize", ["c", "", "scales"], ["d"], name="up2"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "gaps",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])],
+        [helper.make_tensor_value_info("d", TensorProto.FLOAT, [1, 1, 24, 24])],
+        [
+            numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "pads"),
+            numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales"),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_lists_every_node_at_once() -> None:
+    gaps = find_gaps(_gappy_model())
+    assert [(g.operator, g.node) for g in gaps] == [
+        ("Pad", "pad"),
+        ("Resize", "up1"),
+        ("Resize", "up2"),
+    ]
+    assert all(g.domain == "ai.onnx" and g.opset and "no lowering" in g.reason for g in gaps)
+
+
+def test_foreign_domain_is_listed() -> None:
+    model = _gappy_model()
+    model.graph.node[2].domain = "com.example"
+    model.opset_import.append(helper.make_opsetid("com.example", 1))
+    gaps = find_gaps(model)
+    assert ("com.example", "Relu", "relu") in [(g.domain, g.operator, g.node) for g in gaps]
+
+
+def test_a_model_that_compiles_has_no_gaps() -> None:
+    assert find_gaps(EXAMPLE) == []
+
+
+def test_compile_error_names_the_first_and_counts_the_rest() -> None:
+    with pytest.raises(onnxc.OnnxcError) as error:
+        onnxc.compile(_gappy_model())
+    message = str(error.value)
+    assert "\n" not in message
+    assert message.startswith("node 'pad' (Pad): operator Pad is not supported yet")
+    assert "Resize (2 nodes)" in message
+
+
+def test_cli(tmp_path: Path) -> None:
+    path = tmp_path / "gaps.onnx"
+    onnx.save(_gappy_model(), path)
+    command = [sys.executable, "-m", "onnxc", "check"]
+    result = subprocess.run([*command, str(path)], capture_output=True, text=True, check=False)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith("3 nodes cannot be compiled yet")
+    assert lines[1].split()[:4] == ["domain", "operator", "opset", "node"]
+    assert [line.split()[3] for line in lines[2:]] == ["pad", "up1", "up2"]
+    ok = subprocess.run([*command, str(EXAMPLE)], capture_output=True, text=True, check=False)
+    assert ok.returncode == 0 and ok.stdout.strip().endswith("compiles")
