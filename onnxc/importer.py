@@ -192,19 +192,56 @@ def prepare_model(
     free = _bind_dimensions(model, dict(dims or {}), dict(shapes or {}))
     inferred = _infer(model)
     for _ in range(MAX_ROUNDS):
-        if _all_ranks_known(inferred) or not _fold_constant_nodes(model.graph):
+        if _all_ranks_known(inferred) or not _fold_constant_nodes(model.graph, inferred):
             break
         inferred = _infer(model)
     return inferred, free
 
 
+SAME_TYPE_AS_INPUT = frozenset({"GroupNormalization", "MeanVarianceNormalization"})
+"""Operators whose output has their input's type, and whose shape inference
+onnx 1.23 gets wrong through their function bodies (MeanVarianceNormalization's
+has a Constant without a value, which fails; GroupNormalization's gives no
+shape). Their outputs are typed from the spec instead."""
+
+
 def _infer(model: onnx.ModelProto) -> onnx.ModelProto:
+    around = any(node.op_type in SAME_TYPE_AS_INPUT for node in model.graph.node)
     try:
-        return onnx.shape_inference.infer_shapes(
+        inferred = onnx.shape_inference.infer_shapes(
             model, check_type=True, strict_mode=True, data_prop=True
         )
     except Exception as error:
-        raise OnnxcError(f"shape inference failed: {_first_line(error)}") from None
+        if not around:
+            raise OnnxcError(f"shape inference failed: {_first_line(error)}") from None
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
+    return _infer_around(inferred) if around else inferred
+
+
+def _infer_around(inferred: onnx.ModelProto) -> onnx.ModelProto:
+    """Type the outputs of SAME_TYPE_AS_INPUT nodes that inference left
+    untyped, and infer again from there, until nothing changes."""
+    for _ in range(len(inferred.graph.node) + 1):
+        graph = inferred.graph
+        typed = {v.name: v for v in [*graph.input, *graph.value_info, *graph.output]}
+        added = False
+        for node in graph.node:
+            if node.op_type not in SAME_TYPE_AS_INPUT or not node.input or not node.output:
+                continue
+            source, target = typed.get(node.input[0]), typed.get(node.output[0])
+            if source is None or (
+                target is not None
+                and target.type.HasField("tensor_type")
+                and target.type.tensor_type.HasField("shape")
+            ):
+                continue
+            info = onnx.ValueInfoProto(name=node.output[0], type=source.type)
+            graph.value_info.append(info)
+            added = True
+        if not added:
+            return inferred
+        inferred = onnx.shape_inference.infer_shapes(inferred, strict_mode=False, data_prop=True)
+    return inferred
 
 
 def _all_ranks_known(model: onnx.ModelProto) -> bool:
@@ -218,22 +255,29 @@ def _all_ranks_known(model: onnx.ModelProto) -> bool:
     )
 
 
-def _fold_constant_nodes(graph: onnx.GraphProto) -> bool:
+def _fold_constant_nodes(graph: onnx.GraphProto, inferred: onnx.ModelProto) -> bool:
     """Replace each node whose inputs are all constants, and whose outputs are
     small, by initializers holding its outputs (evaluated with onnx's
-    reference implementation); whether any was."""
+    reference implementation), and Shape or Size of a tensor whose inferred
+    shape is static by its value; whether any was."""
     known: dict[str, np.ndarray | None] = {
         t.name: numpy_helper.to_array(t) for t in graph.initializer
     }
     known.update((i.name, None) for i in graph.input if i.name in known)  # overridable
+    static = _static_shapes(inferred)
     kept: list[onnx.NodeProto] = []
     folded = False
     for node in graph.node:
         inputs = [name for name in node.input if name]
+        feeds = {name: known.get(name) for name in inputs}
+        if node.op_type in ("Shape", "Size") and node.domain in ("", "ai.onnx") and inputs:
+            shape = static.get(inputs[0])
+            if shape is not None and feeds[inputs[0]] is None:  # only its shape is read
+                feeds[inputs[0]] = np.zeros(shape, np.float32)
         foldable = (
             node.domain in ("", "ai.onnx")
             and node.op_type not in NON_DETERMINISTIC
-            and all(known.get(name) is not None for name in inputs)
+            and all(value is not None for value in feeds.values())
             and not any(
                 a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
                 for a in node.attribute
@@ -242,7 +286,6 @@ def _fold_constant_nodes(graph: onnx.GraphProto) -> bool:
         values: list[np.ndarray] = []
         if foldable:
             try:
-                feeds = {name: known[name] for name in inputs}
                 values = [np.asarray(v) for v in ReferenceEvaluator(node).run(None, feeds)]
             except Exception:  # not evaluable here: leave it to the compiler
                 values = []
@@ -258,6 +301,19 @@ def _fold_constant_nodes(graph: onnx.GraphProto) -> bool:
         del graph.node[:]
         graph.node.extend(kept)
     return folded
+
+
+def _static_shapes(model: onnx.ModelProto) -> dict[str, tuple[int, ...]]:
+    """The values whose inferred shapes are fully static."""
+    graph = model.graph
+    found: dict[str, tuple[int, ...]] = {}
+    for value in [*graph.input, *graph.value_info, *graph.output]:
+        tensor = value.type.tensor_type
+        if value.type.HasField("tensor_type") and tensor.HasField("shape"):
+            dims = tensor.shape.dim
+            if all(d.HasField("dim_value") for d in dims):
+                found[value.name] = tuple(d.dim_value for d in dims)
+    return found
 
 
 def _default_opset(model: onnx.ModelProto) -> int:

@@ -108,7 +108,12 @@ class OnnxLowering(RewritePattern, Generic[OpT]):
             self.shapes = self.context.shapes_of(op)
             self.shapes.use(rewriter)
             self.context.before(op, self.shapes)
-            self.rewrite(cast(OpT, op), rewriter)
+            try:
+                self.rewrite(cast(OpT, op), rewriter)
+            except UnsupportedError as error:  # name the node, once
+                if str(error).startswith("node '"):
+                    raise
+                raise UnsupportedError(f"{op.node_label()}: {error}") from None
 
     def replace(
         self, rewriter: PatternRewriter, op: Operation, buffers: Sequence[SSAValue | None]

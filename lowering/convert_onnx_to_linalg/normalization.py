@@ -1,11 +1,10 @@
-"""Normalization: `onnx.BatchNormalization` (inference) and
-`onnx.LayerNormalization`.
+"""Normalization with given statistics or local windows:
+`onnx.BatchNormalization` (inference), `onnx.LpNormalization`, `onnx.LRN`.
+(Normalizations that compute mean and variance are in `moments.py`.)
 
 BatchNormalization's constant statistics are folded at compile time, with
 numpy, into one multiplier and one addend per channel, stored as
-`memref.global` weights. LayerNormalization computes its statistics per row:
-a sum, the mean, a sum of squared deviations, the inverse standard deviation,
-then the normalized, scaled and shifted output.
+`memref.global` weights.
 """
 
 from __future__ import annotations
@@ -14,8 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.builder import Builder
+from xdsl.dialects import arith, memref
 from xdsl.dialects import math as math_dialect
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
+from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import (
@@ -30,23 +31,19 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     accumulator_type,
     alloc,
-    broadcast_into,
     buffer_of,
     constant_value,
     element_type,
     fill,
     generic,
     identity_map,
-    is_none,
     normalize_axis,
-    shape_of,
-    tensor_type,
     unsupported,
     weight,
     widened,
 )
-from onnxc.lowering.convert_onnx_to_linalg.scalar import constant, number
-from onnxc.lowering.convert_onnx_to_linalg.views import view
+from onnxc.lowering.convert_onnx_to_linalg.loops import for_range, index
+from onnxc.lowering.convert_onnx_to_linalg.scalar import constant
 from onnxc.lowering.index_arith import Size
 
 # --------------------------------------------------------------------------
@@ -127,114 +124,89 @@ class BatchNormalizationOpLowering(OnnxLowering[onnx.BatchNormalizationOp]):
         self.replace(rewriter, op, [y, None, None])
 
 
-class LayerNormalizationOpLowering(OnnxLowering[onnx.LayerNormalizationOp]):
-    """`onnx.LayerNormalization`: X normalized over its axes from `axis` on
-    (negative counts from the end), Y = (X - mean) * InvStdDev * Scale + B,
-    InvStdDev = 1 / sqrt(variance + epsilon) (the population variance), Scale
-    and B broadcast to X. The statistics are computed in float (double for
-    double inputs): `stash_type` 1, the only one onnxruntime implements. The
-    optional Mean and InvStdDev outputs have X's rank with size-1 normalized
-    axes."""
+class LpNormalizationOpLowering(OnnxLowering[onnx.LpNormalizationOp]):
+    """`onnx.LpNormalization`: x / ||x||_p along `axis`, p 1 (sum of
+    magnitudes) or 2 (Euclidean); a zero norm gives what the division gives
+    (NaN for 0 / 0), as the reference implementation does."""
 
-    def rewrite(self, op: onnx.LayerNormalizationOp, rewriter: PatternRewriter) -> None:
+    def rewrite(self, op: onnx.LpNormalizationOp, rewriter: PatternRewriter) -> None:
+        shapes = self.shapes
+        shape = shapes.sizes(op.input)
+        rank = len(shape)
+        axis = normalize_axis(op, op.attr("axis"), rank)
+        p = int(op.attr("p"))
+        if p not in (1, 2):
+            raise unsupported(op, f"p = {p} (the spec allows 1 and 2)")
+        element = element_type(op.input)
+        wide = accumulator_type(element)
+        kept = [s for d, s in enumerate(shape) if d != axis]
+        norms = alloc(rewriter, MemRefType(wide, _dynamic(kept)), kept)
+        fill(rewriter, op, norms, 0.0)
+        to_norm = AffineMap(rank, 0, tuple(AffineDimExpr(d) for d in range(rank) if d != axis))
+        x = buffer_of(rewriter, op.input)
+
+        def add_term(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+            (value,) = widened(b, args[:1], wide)
+            term = scalar.ABS(b, value) if p == 1 else scalar.MUL(b, value, value)
+            return scalar.ADD(b, args[1], term)
+
+        iterators = [REDUCTION if d == axis else PARALLEL for d in range(rank)]
+        generic(rewriter, op, [x], [norms], [identity_map(rank), to_norm], iterators, add_term)
+        y = self.result_buffer(rewriter, op.output, shape)
+
+        def divide(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+            (value,) = widened(b, args[:1], wide)
+            norm = args[1] if p == 1 else b.insert(math_dialect.SqrtOp(args[1])).result
+            return scalar.convert(b, scalar.DIV(b, value, norm), element)
+
+        maps = [identity_map(rank), to_norm, identity_map(rank)]
+        generic(rewriter, op, [x, norms], [y], maps, [PARALLEL] * rank, divide)
+        self.replace(rewriter, op, [y])
+
+
+def _dynamic(sizes: Sequence[Size]) -> list[int]:
+    return [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+
+
+class LRNOpLowering(OnnxLowering[onnx.LRNOp]):
+    """`onnx.LRN` over the channels of X [N, C, ...]: y = x / (bias + alpha /
+    size * sum of x^2 over channels c - (size - 1) / 2 .. c + size / 2 inside
+    C)^beta."""
+
+    def rewrite(self, op: onnx.LRNOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
         shape = shapes.sizes(op.X)
         rank = len(shape)
-        if rank == 0:
-            raise unsupported(op, "scalar input")
-        axis = normalize_axis(op, op.attr("axis"), rank)
-        epsilon = float(op.attr("epsilon"))
+        if rank < 3:
+            raise unsupported(op, f"X must be [N, C, D1, ...], got rank {rank}")
+        size = int(op.attr("size"))
+        alpha, beta, bias = (float(op.attr(a)) for a in ("alpha", "beta", "bias"))
         element = element_type(op.X)
         wide = accumulator_type(element)
-        outer = shape[:axis]
-        count = shapes.product(shape[axis:])
-        stats_type = MemRefType(wide, [s if isinstance(s, int) else DYNAMIC_INDEX for s in outer])
-        to_stats = AffineMap(rank, 0, tuple(AffineDimExpr(d) for d in range(axis)))
-        over_rows = [PARALLEL] * axis + [REDUCTION] * (rank - axis)
-        stats = identity_map(axis)
         x = buffer_of(rewriter, op.X)
-        mean = alloc(rewriter, stats_type, outer)
-        fill(rewriter, op, mean, 0.0)
-
-        def add_x(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            return scalar.ADD(b, args[-1], *widened(b, args[:1], wide))
-
-        generic(rewriter, op, [x], [mean], [identity_map(rank), to_stats], over_rows, add_x)
-
-        def per_element(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            return scalar.DIV(b, args[0], number(b, count, wide))
-
-        generic(rewriter, op, [], [mean], [stats], [PARALLEL] * axis, per_element)
-        inverse = alloc(rewriter, stats_type, outer)
-        fill(rewriter, op, inverse, 0.0)
-
-        def add_square(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            (value,) = widened(b, args[:1], wide)
-            deviation = scalar.SUB(b, value, args[1])
-            return scalar.ADD(b, args[2], scalar.MUL(b, deviation, deviation))
-
-        generic(
-            rewriter,
-            op,
-            [x, mean],
-            [inverse],
-            [identity_map(rank), to_stats, to_stats],
-            over_rows,
-            add_square,
-        )
-
-        def inverse_std(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            variance = scalar.DIV(b, args[0], number(b, count, wide))
-            shifted = scalar.ADD(b, variance, constant(b, epsilon, wide))
-            root = b.insert(math_dialect.SqrtOp(shifted)).result
-            return scalar.DIV(b, constant(b, 1.0, wide), root)
-
-        generic(rewriter, op, [], [inverse], [stats], [PARALLEL] * axis, inverse_std)
         y = self.result_buffer(rewriter, op.Y, shape)
-        tensors = [op.X, op.Scale] + ([] if is_none(op.B) else [op.B])
+        channels = shapes.index(shape[1])
+        before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
 
-        def normalized(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            *values, m, inv = args
-            value, scale, *bias = widened(b, values, wide)
-            result = scalar.MUL(b, scalar.MUL(b, scalar.SUB(b, value, m), inv), scale)
-            if bias:
-                result = scalar.ADD(b, result, bias[0])
-            return scalar.convert(b, result, element)
+        def body(b: Builder, _: Sequence[SSAValue]) -> SSAValue:
+            at = [b.insert(IndexOp(d)).result for d in range(rank)]
+            low = b.insert(arith.SubiOp(at[1], index(b, before))).result
+            low = b.insert(arith.MaxSIOp(low, index(b, 0))).result
+            high = b.insert(arith.AddiOp(at[1], index(b, after + 1))).result
+            high = b.insert(arith.MinSIOp(high, channels)).result
 
-        extra = [(mean, to_stats), (inverse, to_stats)]
-        broadcast_into(rewriter, shapes, op, normalized, tensors, y, extra)
-        kept = [*outer, *[1] * (rank - axis)]
-        statistics = [
-            self._statistic(rewriter, op, result, buffer, kept)
-            for result, buffer in ((op.Mean, mean), (op.InvStdDev, inverse))
-        ]
-        self.replace(rewriter, op, [y, *statistics])
+            def add_square(ib: Builder, c: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+                loaded = ib.insert(memref.LoadOp.get(x, [at[0], c, *at[2:]])).res
+                (value,) = widened(ib, [loaded], wide)
+                return [scalar.ADD(ib, acc[0], scalar.MUL(ib, value, value))]
 
-    def _statistic(
-        self,
-        rewriter: PatternRewriter,
-        op: onnx.LayerNormalizationOp,
-        result: SSAValue,
-        buffer: SSAValue,
-        sizes: Sequence[Size],
-    ) -> SSAValue | None:
-        """The Mean or InvStdDev output from its statistics buffer: None when
-        omitted, else converted to its element type and seen at X's rank."""
-        if is_none(result):
-            return None
-        target = tensor_type(result).get_element_type()
-        if target != element_type(buffer):
-            outer = self.shapes.sizes(buffer)
-            converted = alloc(rewriter, MemRefType(target, shape_of(buffer)), outer)
-            rank = len(outer)
-            generic(
-                rewriter,
-                op,
-                [buffer],
-                [converted],
-                [identity_map(rank)] * 2,
-                [PARALLEL] * rank,
-                lambda b, args: scalar.convert(b, args[0], target),
-            )
-            buffer = converted
-        return view(rewriter, self.shapes, op, buffer, self.shapes.result_sizes(result, sizes))
+            (total,) = for_range(b, low, high, [constant(b, 0.0, wide)], add_square)
+            scaled = scalar.MUL(b, total, constant(b, alpha / size, wide))
+            base = scalar.ADD(b, scaled, constant(b, bias, wide))
+            power = scalar.POW(b, base, constant(b, beta, wide))
+            center = b.insert(memref.LoadOp.get(x, at)).res
+            (value,) = widened(b, [center], wide)
+            return scalar.convert(b, scalar.DIV(b, value, power), element)
+
+        generic(rewriter, op, [], [y], [identity_map(rank)], [PARALLEL] * rank, body)
+        self.replace(rewriter, op, [y])

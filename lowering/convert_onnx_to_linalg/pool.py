@@ -1,4 +1,5 @@
-"""Pooling: `onnx.MaxPool`, `onnx.AveragePool`, `onnx.GlobalAveragePool`.
+"""Pooling: MaxPool, AveragePool, LpPool and their global forms
+(GlobalMaxPool, GlobalAveragePool, GlobalLpPool).
 
 Each is a parallel `linalg.generic` over the output whose body combines the
 window taps inside X (see `window.py`). Average divisors that differ by
@@ -8,7 +9,7 @@ position are computed with numpy at compile time and stored as a weight.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 import numpy as np
@@ -39,7 +40,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     weight,
     widened,
 )
-from onnxc.lowering.convert_onnx_to_linalg.scalar import ScalarOp, constant, number
+from onnxc.lowering.convert_onnx_to_linalg.scalar import constant, number
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.convert_onnx_to_linalg.window import (
     Tap,
@@ -58,6 +59,9 @@ from onnxc.lowering.index_arith import Size
 # Pooling
 
 
+Combine = Callable[[Builder, SSAValue, SSAValue], SSAValue]
+"""How a pool folds a tap into its accumulator: (builder, acc, value) -> acc."""
+
 COUNT_TAPS = "taps"
 """`_pool`'s divisor for averages over the taps inside X, counted at run time."""
 
@@ -68,16 +72,17 @@ def _pool(
     op: onnx.OnnxOp,
     window: Window,
     init: float,
-    combine: ScalarOp,
+    combine: Combine,
     divisors: SSAValue | float | str | None = None,
+    finish: Callable[[Builder, SSAValue], SSAValue] | None = None,
 ) -> SSAValue:
     """A new buffer holding, for each output, `init` combined with the window
     taps of X inside X, divided by `divisors` when given (one count for every
-    window, a weight of the spatial shape, or `COUNT_TAPS`: the taps combined):
-    a parallel generic over (n, c, o...) whose body loops over those taps and
-    loads X (so padding taps count as `init`, and no window-shaped operand is
-    needed for the tap loop bounds). 16-bit floats are combined in float and
-    rounded once."""
+    window, a weight of the spatial shape, or `COUNT_TAPS`: the taps combined),
+    then passed through `finish` when given: a parallel generic over
+    (n, c, o...) whose body loops over those taps and loads X (so padding taps
+    count as `init`, and no window-shaped operand is needed for the tap loop
+    bounds). 16-bit floats are combined in float and rounded once."""
     x = buffer_of(rewriter, op.operands[0])
     x_shape = shapes.sizes(op.operands[0])
     y_shape = shapes.result_sizes(op.results[0], [*x_shape[:2], *window.output_shape])
@@ -108,6 +113,8 @@ def _pool(
             total = scalar.DIV(b, total, constant(b, divisors, wide))
         elif isinstance(divisors, SSAValue):
             total = scalar.DIV(b, total, *widened(b, args[:1], wide))
+        if finish is not None:
+            total = finish(b, total)
         return scalar.convert(b, total, element)
 
     y_rank = 2 + window.rank
@@ -218,39 +225,128 @@ class AveragePoolOpLowering(OnnxLowering[onnx.AveragePoolOp]):
         self.replace(rewriter, op, [y])
 
 
-class GlobalAveragePoolOpLowering(OnnxLowering[onnx.GlobalAveragePoolOp]):
-    """`onnx.GlobalAveragePool` -> the output ([N, C, 1, ...]) filled with
-    zero, a sum-reduction generic over (n, c, spatial...) and a division by
-    the spatial size. Any spatial rank; rejects non-float types."""
-
-    def rewrite(self, op: onnx.GlobalAveragePoolOp, rewriter: PatternRewriter) -> None:
-        x_shape = self.shapes.sizes(op.operands[0])
-        require_spatial(op, x_shape, "X")
-        rank = len(x_shape)
-        x = buffer_of(rewriter, op.operands[0])
-        y_shape = self.shapes.result_sizes(op.results[0], [*x_shape[:2], *[1] * (rank - 2)])
-        output = alloc(rewriter, op.results[0].type, y_shape)
-        acc = accumulator(rewriter, output, y_shape)
-        y = acc.buffer
-        fill(rewriter, op, y, 0.0)
-        y_map = AffineMap(
-            rank,
-            0,
-            (
-                AffineDimExpr(0),
-                AffineDimExpr(1),
-                *([AffineConstantExpr(0)] * (rank - 2)),
-            ),
-        )
+def _global_pool(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    init: float,
+    combine: Combine,
+    finish: Callable[[Builder, SSAValue, Size], SSAValue] | None = None,
+) -> SSAValue:
+    """A new [N, C, 1, ...] buffer folding every spatial element of X into
+    `init` with `combine` (a reduction generic over (n, c, spatial...)), then
+    `finish(acc, count)` in place when given. 16-bit floats accumulate in
+    float and are rounded once."""
+    x_shape = shapes.sizes(op.operands[0])
+    require_spatial(op, x_shape, "X")
+    rank = len(x_shape)
+    x = buffer_of(rewriter, op.operands[0])
+    y_shape = shapes.result_sizes(op.results[0], [*x_shape[:2], *[1] * (rank - 2)])
+    output = alloc(rewriter, op.results[0].type, y_shape)
+    acc = accumulator(rewriter, output, y_shape)
+    y = acc.buffer
+    fill(rewriter, op, y, init)
+    y_map = AffineMap(
+        rank, 0, (AffineDimExpr(0), AffineDimExpr(1), *([AffineConstantExpr(0)] * (rank - 2)))
+    )
+    generic(
+        rewriter,
+        op,
+        [x],
+        [y],
+        [identity_map(rank), y_map],
+        [PARALLEL] * 2 + [REDUCTION] * (rank - 2),
+        lambda b, args: combine(b, args[1], *widened(b, args[:1], args[1].type)),
+    )
+    if finish is not None:
+        count = shapes.product(x_shape[2:])
         generic(
             rewriter,
             op,
-            [x],
+            [],
             [y],
-            [identity_map(rank), y_map],
-            [PARALLEL] * 2 + [REDUCTION] * (rank - 2),
-            lambda b, args: scalar.ADD(b, args[1], *widened(b, args[:1], args[1].type)),
+            [identity_map(rank)],
+            [PARALLEL] * rank,
+            lambda b, args: finish(b, args[0], count),
         )
-        _divide(rewriter, op, y, self.shapes.product(x_shape[2:]))
-        acc.finish(rewriter, op)
-        self.replace(rewriter, op, [output])
+    acc.finish(rewriter, op)
+    return output
+
+
+class GlobalAveragePoolOpLowering(OnnxLowering[onnx.GlobalAveragePoolOp]):
+    """`onnx.GlobalAveragePool` -> the mean over the spatial axes: [N, C, 1, ...]
+    filled with zero, a sum-reduction generic, a division by the spatial
+    size. Any spatial rank."""
+
+    def rewrite(self, op: onnx.GlobalAveragePoolOp, rewriter: PatternRewriter) -> None:
+        def mean(b: Builder, total: SSAValue, count: Size) -> SSAValue:
+            return scalar.DIV(b, total, number(b, count, total.type))
+
+        y = _global_pool(rewriter, self.shapes, op, 0.0, scalar.ADD, mean)
+        self.replace(rewriter, op, [y])
+
+
+class GlobalMaxPoolOpLowering(OnnxLowering[onnx.GlobalMaxPoolOp]):
+    """`onnx.GlobalMaxPool` -> the maximum over the spatial axes (NaN
+    propagates, as in MaxPool)."""
+
+    def rewrite(self, op: onnx.GlobalMaxPoolOp, rewriter: PatternRewriter) -> None:
+        lowest = scalar.lowest(element_type(op.X))
+        self.replace(rewriter, op, [_global_pool(rewriter, self.shapes, op, lowest, scalar.MAX)])
+
+
+def _power_sum(p: int) -> Combine:
+    """acc + |x|^p (p 1 and 2 without pow)."""
+
+    def combine(b: Builder, acc: SSAValue, value: SSAValue) -> SSAValue:
+        magnitude = scalar.ABS(b, value)
+        if p == 1:
+            term = magnitude
+        elif p == 2:
+            term = scalar.MUL(b, value, value)
+        else:
+            term = scalar.POW(b, magnitude, constant(b, float(p), value.type))
+        return scalar.ADD(b, acc, term)
+
+    return combine
+
+
+def _root(b: Builder, total: SSAValue, p: int) -> SSAValue:
+    """total^(1/p) (sqrt for 2, itself for 1)."""
+    if p == 1:
+        return total
+    if p == 2:
+        return scalar.SQRT(b, total)
+    return scalar.POW(b, total, constant(b, 1.0 / p, total.type))
+
+
+class GlobalLpPoolOpLowering(OnnxLowering[onnx.GlobalLpPoolOp]):
+    """`onnx.GlobalLpPool` -> (sum over the spatial axes of |x|^p)^(1/p)."""
+
+    def rewrite(self, op: onnx.GlobalLpPoolOp, rewriter: PatternRewriter) -> None:
+        p = int(op.attr("p"))
+        y = _global_pool(
+            rewriter, self.shapes, op, 0.0, _power_sum(p), lambda b, acc, _: _root(b, acc, p)
+        )
+        self.replace(rewriter, op, [y])
+
+
+class LpPoolOpLowering(OnnxLowering[onnx.LpPoolOp]):
+    """`onnx.LpPool` -> (sum over each window's taps inside X of |x|^p)^(1/p)
+    (padding taps add 0), with MaxPool's window attributes."""
+
+    def rewrite(self, op: onnx.LpPoolOp, rewriter: PatternRewriter) -> None:
+        p = int(op.attr("p"))
+        if p <= 0:
+            raise unsupported(op, f"p = {p} (a positive integer is needed)")
+        window = _pool_window(op, self.shapes)
+        y = _pool(
+            rewriter,
+            self.shapes,
+            op,
+            window,
+            0.0,
+            _power_sum(p),
+            finish=lambda b, total: _root(b, total, p),
+        )
+        self.replace(rewriter, op, [y])

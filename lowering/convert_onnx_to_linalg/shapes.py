@@ -34,7 +34,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc.dialects.dims import dims_of
 from onnxc.dialects.onnxc import CheckOp, InputOp, OutputOp
-from onnxc.errors import InternalError
+from onnxc.errors import InternalError, UnsupportedError
 from onnxc.lowering.index_arith import INDEX, IndexArith, Size
 
 
@@ -120,6 +120,11 @@ class Shapes(IndexArith):
                 self.symbols[dim] = known = size
             if isinstance(size, SSAValue) and not self.same(known, size):
                 self._check(self.equal(known, size), f"size of {dim} as inferred")
+            elif isinstance(size, int) and isinstance(known, int) and size != known:
+                raise UnsupportedError(
+                    f"the result type says size {known} where the operator gives {size} "
+                    f"({result_type})"
+                )
             found.append(known)
         return found
 

@@ -1,4 +1,5 @@
-"""Numeric tests of the nn lowerings (Conv, pooling, BatchNormalization):
+"""Numeric tests of the nn lowerings (Conv, ConvTranspose, pooling,
+BatchNormalization):
 tiny one-node models compiled with onnxc and compared with onnxruntime; and
 checks that padded window operators allocate no padded copy and never load
 outside their input."""
@@ -149,6 +150,50 @@ def _conv_model(name: str) -> onnx.ModelProto:
 @pytest.mark.parametrize("name", list(CONV_CASES))
 def test_conv(name: str) -> None:
     _check(_conv_model(name), {"x": _random(CONV_CASES[name][0])})
+
+
+CONV_TRANSPOSE_CASES: dict[str, tuple[tuple[int, ...], tuple[int, ...], bool, dict[str, Any]]] = {
+    # name: (x shape, w shape [C, M/group, k...], bias, attributes)
+    "2d_plain": ((1, 2, 3, 3), (2, 3, 3, 3), True, {}),
+    "2d_strides_pads_output_padding": (
+        (1, 2, 4, 3),
+        (2, 2, 3, 2),
+        True,
+        {"strides": [2, 3], "pads": [1, 0, 0, 1], "output_padding": [1, 1]},
+    ),
+    "2d_group_dilations": (
+        (2, 4, 3, 3),
+        (4, 2, 2, 2),
+        False,
+        {"group": 2, "dilations": [2, 1], "strides": [1, 2]},
+    ),
+    "2d_output_shape": (
+        (1, 1, 3, 3),
+        (1, 2, 3, 3),
+        False,
+        {"strides": [3, 2], "output_shape": [10, 8]},
+    ),
+    "2d_same_upper": (
+        (1, 2, 3, 4),
+        (2, 1, 3, 3),
+        True,
+        {"auto_pad": "SAME_UPPER", "strides": [2, 2]},
+    ),
+    "1d": ((1, 3, 5), (3, 2, 3), True, {"strides": [2], "pads": [1, 2]}),
+    "3d": ((1, 1, 2, 3, 2), (1, 2, 2, 2, 2), True, {"strides": [2, 1, 2]}),
+}
+
+
+@pytest.mark.parametrize("name", list(CONV_TRANSPOSE_CASES))
+def test_conv_transpose(name: str) -> None:
+    x_shape, w_shape, with_bias, attributes = CONV_TRANSPOSE_CASES[name]
+    weights = {"w": _random(w_shape, 1)}
+    inputs = ["x", "w"]
+    if with_bias:
+        weights["b"] = _random((w_shape[1] * attributes.get("group", 1),), 2)
+        inputs.append("b")
+    model = _model("ConvTranspose", x_shape, weights, inputs, **attributes)
+    _check(model, {"x": _random(x_shape)})
 
 
 POOL_CASES: dict[str, tuple[str, tuple[int, ...], dict[str, Any]]] = {
