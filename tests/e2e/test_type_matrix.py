@@ -42,7 +42,8 @@ RNG = np.random.default_rng(7)
 
 Domain = str
 """How to draw test values: "any", "positive", "nonzero", "small" (|x| <= 3),
-"bits" (any value of the type) or "unit" (0 < x < 1)."""
+"bits" (any value of the type), "unit" (0 < x < 1) or "special" (floats:
+"any" with NaN, infinities and zeros of both signs among them)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,8 @@ class Case:
     outputs: int = 1
     output_dtypes: tuple[str | None, ...] = ()
     """Output k's fixed element type name (None or absent: the swept type)."""
+    opset: int = OPSET
+    """The model's opset (newer than OPSET for operators or types added since)."""
 
 
 def _values(row: ElementType, shape: tuple[int, ...], domain: Domain) -> np.ndarray:
@@ -86,6 +89,10 @@ def _values(row: ElementType, shape: tuple[int, ...], domain: Domain) -> np.ndar
             values = np.clip(values, -3, 3)
         elif domain == "unit":
             values = RNG.uniform(0.05, 0.95, shape)
+        elif domain == "special":
+            flat = values.reshape(-1)
+            flat[: min(5, flat.size)] = [np.nan, np.inf, -np.inf, 0.0, -0.0][: flat.size]
+            values = RNG.permutation(flat).reshape(shape)
         return values.astype(np.float32).astype(row.numpy_dtype)
     info = np.iinfo(row.numpy_dtype)
     if domain == "bits":
@@ -98,17 +105,31 @@ def _values(row: ElementType, shape: tuple[int, ...], domain: Domain) -> np.ndar
     return values.astype(row.numpy_dtype)
 
 
-def unary(domain: Domain = "any", exact: bool = False, **attributes: Any) -> Case:
-    return Case((In((2, 3, 4), domain),), attributes, exact=exact)
+def unary(
+    domain: Domain = "any", exact: bool = False, opset: int = OPSET, **attributes: Any
+) -> Case:
+    return Case((In((2, 3, 4), domain),), attributes, exact=exact, opset=opset)
 
 
 def binary(domain: Domain = "any", exact: bool = False) -> Case:
     return Case((In((2, 3, 4)), In((3, 1), domain)), exact=exact)
 
 
+def comparison() -> Case:
+    """Small values, so that equal pairs are common."""
+    return Case((In((2, 3, 4), "small"), In((3, 1), "small")), exact=True, output_dtypes=("bool",))
+
+
 CASES: dict[str, Case] = {
     "Abs": unary(exact=True),
+    "Acos": unary("unit"),
+    "Acosh": Case((In((2, 3, 4), "positive"),)),
     "Add": binary(exact=True),
+    "And": binary(exact=True),
+    "Asin": unary("unit"),
+    "Asinh": unary(),
+    "Atan": unary(),
+    "Atanh": unary("unit"),
     "AveragePool": Case((In((1, 2, 5, 5)),), {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
     "BatchNormalization": Case(
         (
@@ -119,8 +140,20 @@ CASES: dict[str, Case] = {
             In((3,), "positive", value="var"),
         )
     ),
+    "BitShift": Case(
+        (In((2, 3, 4), "bits"), In((3, 1), "positive")),
+        {"direction": "RIGHT"},
+        exact=True,
+        opset=28,
+    ),
+    "BitwiseAnd": binary("bits", exact=True),
+    "BitwiseNot": unary("bits", exact=True),
+    "BitwiseOr": binary("bits", exact=True),
+    "BitwiseXor": binary("bits", exact=True),
     "Cast": Case((In((2, 3), "small"),), exact=True, type_variable="T1"),
     "CastLike": Case((In((2, 3), "small"), In((1,))), exact=True, type_variable="T1"),
+    "Ceil": unary(exact=True),
+    "Celu": unary(alpha=2.0),
     "Clip": Case((In((2, 3, 4)), In((), value=-1), In((), value=2)), exact=True, type_variable="T"),
     "Concat": Case((In((2, 3)), In((2, 2))), {"axis": 1}, exact=True),
     "Constant": Case((), exact=True),
@@ -130,21 +163,35 @@ CASES: dict[str, Case] = {
     "Conv": Case(
         (In((1, 2, 5, 5)), In((3, 2, 3, 3), value="w"), In((3,), value="b")), {"pads": [1, 1, 1, 1]}
     ),
+    "Cos": unary(),
+    "Cosh": unary("small"),
     "Div": binary("nonzero", exact=True),
+    "Elu": unary(alpha=0.5),
+    "Equal": comparison(),
     "Erf": unary(),
     "Exp": unary("small"),
     "Expand": Case((In((3, 1)), In((3,), dtype="int64", value=[2, 3, 4])), exact=True),
     "Flatten": Case((In((2, 3, 4)),), {"axis": 1}, exact=True),
+    "Floor": unary(exact=True),
     "Gather": Case((In((4, 3)), In((2, 2), dtype="int64", value=[[0, 3], [-1, 1]])), exact=True),
+    "Gelu": unary(approximate="tanh"),
     "Gemm": Case((In((3, 4), "small"), In((5, 4), "small"), In((5,), "small")), {"transB": 1}),
     "GlobalAveragePool": unary(),
+    "Greater": comparison(),
+    "GreaterOrEqual": comparison(),
     "HardSigmoid": unary(),
     "HardSwish": unary(),
     "Identity": unary(exact=True),
+    "IsInf": Case(
+        (In((2, 3, 4), "special"),), {"detect_negative": 0}, exact=True, output_dtypes=("bool",)
+    ),
+    "IsNaN": Case((In((2, 3, 4), "special"),), exact=True, output_dtypes=("bool",)),
     "LayerNormalization": Case(
         (In((2, 3, 4)), In((3, 4), value="scale"), In((4,), value="bias")), {"axis": 1}
     ),
     "LeakyRelu": unary(alpha=0.25),
+    "Less": comparison(),
+    "LessOrEqual": comparison(),
     "Log": unary("positive"),
     "MatMul": Case((In((2, 3, 4), "small"), In((4, 5), "small"))),
     "Max": binary(exact=True),
@@ -153,18 +200,30 @@ CASES: dict[str, Case] = {
         {"kernel_shape": [2, 2], "strides": [2, 2], "pads": [0, 0, 1, 1]},
         exact=True,
     ),
+    "Mean": Case((In((2, 3, 4)), In((3, 1)), In((4,)))),
     "Min": binary(exact=True),
+    "Mish": unary(),
+    "Mod": Case((In((2, 3, 4)), In((3, 1), "nonzero")), exact=True, opset=28),
     "Mul": binary(exact=True),
     "Neg": unary(exact=True),
     "NonZero": Case((In((3, 4), "small"),), exact=True, output_dtypes=("int64",)),
+    "Not": unary(exact=True),
+    "Or": binary(exact=True),
+    "PRelu": Case((In((2, 3, 4)), In((3, 1))), exact=True),
     "Pow": Case((In((2, 3), "positive"), In((3,), "small")), type_variable="T"),
     "Range": Case((In((), "small"), In((), "any"), In((), "positive")), exact=True),
     "Reciprocal": unary("nonzero", exact=True),
     "ReduceMean": Case((In((2, 3, 4)), In((1,), dtype="int64", value=[1])), {"keepdims": 0}),
     "Relu": unary(exact=True),
     "Reshape": Case((In((2, 3, 4)), In((2,), dtype="int64", value=[4, -1])), exact=True),
+    "Round": unary(exact=True),
+    "Selu": unary(),
     "Shape": Case((In((2, 3, 4)),), {"start": 1}, exact=True, output_dtypes=("int64",)),
+    "Shrink": unary("small", exact=True, lambd=1.0, bias=1.5),
     "Sigmoid": unary(),
+    "Sign": unary(exact=True),
+    "Sin": unary(),
+    "Sinh": unary("small"),
     "Size": Case((In((2, 3, 4)),), exact=True, output_dtypes=("int64",)),
     "Slice": Case(
         (
@@ -177,10 +236,16 @@ CASES: dict[str, Case] = {
         exact=True,
     ),
     "Softmax": unary(axis=1),
+    "Softplus": unary(),
+    "Softsign": unary(),
     "Sqrt": unary("positive", exact=True),
     "Squeeze": Case((In((2, 1, 3)), In((1,), dtype="int64", value=[1])), exact=True),
     "Sub": binary(exact=True),
+    "Sum": Case((In((2, 3, 4)), In((3, 1)), In((4,)))),
+    "Swish": unary(alpha=0.5, opset=24),
+    "Tan": unary(),
     "Tanh": unary(),
+    "ThresholdedRelu": unary(alpha=0.5, exact=True),
     "Tile": Case((In((2, 3)), In((2,), dtype="int64", value=[2, 3])), exact=True),
     "TopK": Case(
         (In((3, 5)), In((1,), dtype="int64", value=[2])),
@@ -190,6 +255,10 @@ CASES: dict[str, Case] = {
     ),
     "Transpose": Case((In((2, 3, 4)),), {"perm": [2, 0, 1]}, exact=True),
     "Unsqueeze": Case((In((2, 3)), In((1,), dtype="int64", value=[1])), exact=True),
+    "Where": Case(
+        (In((2, 3, 4), dtype="bool"), In((3, 1)), In((4,))), exact=True, type_variable="T"
+    ),
+    "Xor": binary(exact=True),
 }
 
 
@@ -213,6 +282,7 @@ class Node:
     initializers: list[onnx.TensorProto]
     outputs: list[onnx.ValueInfoProto]
     feeds: dict[str, np.ndarray]
+    opset: int = OPSET
 
 
 def _initializer(spec: In, row: ElementType, name: str) -> onnx.TensorProto:
@@ -268,7 +338,7 @@ def make_node(op_type: str, case: Case, row: ElementType, target: ElementType | 
         for o, r in zip(outputs, out_rows, strict=True)
         if r is not None
     ]
-    return Node(row, node, inputs, initializers, out_infos, feeds)
+    return Node(row, node, inputs, initializers, out_infos, feeds, case.opset)
 
 
 def model_of(nodes: list[Node]) -> onnx.ModelProto:
@@ -279,7 +349,8 @@ def model_of(nodes: list[Node]) -> onnx.ModelProto:
         [o for n in nodes for o in n.outputs],
         [t for n in nodes for t in n.initializers],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    opset = max(n.opset for n in nodes) if nodes else OPSET
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 10
     return onnx.shape_inference.infer_shapes(model, strict_mode=True)
 
@@ -323,6 +394,7 @@ def _in_float(node: Node) -> list[np.ndarray]:
         [widened(t) for t in node.initializers],
         [helper.make_tensor_value_info(o.name, onnx.TensorProto.FLOAT, None) for o in node.outputs],
         {k: v.astype(np.float32) for k, v in node.feeds.items()},
+        node.opset,
     )
     outputs = ReferenceEvaluator(model_of([wide])).run(None, wide.feeds)
     assert isinstance(outputs, list)
