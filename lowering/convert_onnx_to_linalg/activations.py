@@ -16,11 +16,12 @@ import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import Float64Type
 from xdsl.ir import SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
 from onnxc.element_types import Kind
 from onnxc.lowering.convert_onnx_to_linalg import scalar
-from onnxc.lowering.convert_onnx_to_linalg.common import unsupported
+from onnxc.lowering.convert_onnx_to_linalg.common import OnnxLowering, broadcast_into, unsupported
 from onnxc.lowering.convert_onnx_to_linalg.elementwise import ElementwisePattern, sigmoid
 from onnxc.lowering.convert_onnx_to_linalg.logic import select
 from onnxc.lowering.convert_onnx_to_linalg.math_functions import softplus
@@ -74,17 +75,22 @@ class CeluOpLowering(ElementwisePattern):
         return scalar.ADD(b, scalar.MAX(b, zero, x), scalar.MIN(b, zero, exponential))
 
 
-class PReluOpLowering(ElementwisePattern):
-    """`onnx.PRelu` -> x < 0 ? slope * x : x, with `slope` broadcast to X's
-    shape (unidirectionally: the result has X's shape, which shape inference
-    checked)."""
+class PReluOpLowering(OnnxLowering[onnx.PReluOp]):
+    """`onnx.PRelu` -> x < 0 ? slope * x : x, with `slope` broadcast
+    unidirectionally to X's shape (the result has X's sizes; a slope that
+    does not broadcast to them is an error, or a run-time check where sizes
+    are only known then). The channel-wise slope of PRelu before opset 7,
+    which onnx's version converter leaves as it is, does not broadcast."""
 
-    source = onnx.PReluOp
+    def rewrite(self, op: onnx.PReluOp, rewriter: PatternRewriter) -> None:
+        def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+            x, slope = args
+            negative = scalar.LESS(b, x, constant(b, 0, x.type))
+            return select(b, negative, scalar.MUL(b, slope, x), x)
 
-    def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        x, slope = args
-        negative = scalar.LESS(b, x, constant(b, 0, x.type))
-        return select(b, negative, scalar.MUL(b, slope, x), x)
+        output = self.result_buffer(rewriter, op.Y, self.shapes.sizes(op.X))
+        broadcast_into(rewriter, self.shapes, op, body, [op.X, op.slope], output)
+        self.replace(rewriter, op, [output])
 
 
 class ThresholdedReluOpLowering(ElementwisePattern):
