@@ -59,6 +59,12 @@ class ElementwisePattern(OnnxLowering[onnx.OnnxOp]):
             raise unsupported(op, f"{error} ({onnx.element_type_name(element)})") from None
 
 
+def sigmoid(b: Builder, x: SSAValue) -> SSAValue:
+    """1 / (1 + exp(-x)) (saturates to 0 and 1 without NaN)."""
+    one = constant(b, 1.0, x.type)
+    return scalar.DIV(b, one, scalar.ADD(b, one, scalar.EXP(b, scalar.NEG(b, x))))
+
+
 def _hard_sigmoid(b: Builder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
     """max(0, min(1, alpha * x + beta))."""
     shifted = scalar.ADD(b, scalar.MUL(b, x, constant(b, alpha, x.type)), constant(b, beta, x.type))
@@ -213,9 +219,7 @@ class SigmoidOpLowering(ElementwisePattern):
     source = onnx.SigmoidOp
 
     def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        one = constant(b, 1.0, args[0].type)
-        exp = scalar.EXP(b, scalar.NEG(b, args[0]))
-        return scalar.DIV(b, one, scalar.ADD(b, one, exp))
+        return sigmoid(b, args[0])
 
 
 class HardSigmoidOpLowering(ElementwisePattern):
@@ -267,3 +271,21 @@ class ClipOpLowering(ElementwisePattern):
             else:
                 x = bound(b, x, constant(b, known.reshape(-1)[0].item(), x.type))
         return x
+
+
+class SumOpLowering(ElementwisePattern):
+    """`onnx.Sum` (1..N inputs, broadcast) -> a chain of `arith.addf`, left to
+    right."""
+
+    source = onnx.SumOp
+    operation = scalar.ADD
+
+
+class MeanOpLowering(ElementwisePattern):
+    """`onnx.Mean` (1..N inputs, broadcast) -> their sum (left to right)
+    divided by N."""
+
+    source = onnx.MeanOp
+
+    def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        return scalar.DIV(b, scalar.ADD(b, *args), constant(b, len(args), args[0].type))

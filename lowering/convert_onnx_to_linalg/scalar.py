@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from onnxc import element_types
+from onnxc.dialects.arith_extra import RemFOp
 from onnxc.element_types import Kind
 
 Emit = Callable[[Builder, Sequence[SSAValue]], SSAValue]
@@ -130,13 +131,29 @@ def _not(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
     return b.insert(arith.XOrIOp(args[0], constant(b, 1, args[0].type))).result
 
 
+def _complement(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+    return b.insert(arith.XOrIOp(args[0], constant(b, -1, args[0].type))).result
+
+
+def _is_nan(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+    return b.insert(arith.CmpfOp(args[0], args[0], "uno")).result
+
+
 # --- the table ------------------------------------------------------------------
 
 ADD = ScalarOp("Add", _fold(_op(arith.AddfOp)), _fold(_op(arith.AddiOp)), _fold(_op(arith.AddiOp)))
 SUB = ScalarOp("Sub", _op(arith.SubfOp), _op(arith.SubiOp), _op(arith.SubiOp))
 MUL = ScalarOp("Mul", _fold(_op(arith.MulfOp)), _fold(_op(arith.MuliOp)), _fold(_op(arith.MuliOp)))
 DIV = ScalarOp("Div", _op(arith.DivfOp), _op(arith.DivSIOp), _op(arith.DivUIOp))
-FMOD = ScalarOp("Mod(fmod=1)", None, _op(arith.RemSIOp), _op(arith.RemUIOp))  # xDSL has no remf
+REM = ScalarOp("Mod(fmod=1)", _op(RemFOp), _op(arith.RemSIOp), _op(arith.RemUIOp))
+"""The remainder of division truncating toward zero (C's `%` and `fmod`): the
+dividend's sign; `x % 0` is 0 on integers, NaN on floats."""
+SHIFT_LEFT = ScalarOp("BitShift(LEFT)", None, _op(arith.ShLIOp), _op(arith.ShLIOp))
+SHIFT_RIGHT = ScalarOp("BitShift(RIGHT)", None, _op(arith.ShRSIOp), _op(arith.ShRUIOp))
+"""Shifts (right: arithmetic on signed, logical on unsigned); a shift amount
+that is negative or at least the width gives 0, or -1 for a negative value
+shifted right (the C printer's definition, which ONNX's BitShift spells out)."""
+BITWISE_NOT = ScalarOp("BitwiseNot", None, _complement, _complement)
 MAX = ScalarOp(
     "Max",
     _fold(_op(arith.MaximumfOp)),
@@ -153,17 +170,24 @@ MIN = ScalarOp(
 )
 NEG = ScalarOp("Neg", _op(arith.NegfOp), _negate_int)
 ABS = ScalarOp("Abs", _op(math.AbsFOp), _op(math.AbsIOp), _identity)
-AND = ScalarOp("And", None, _op(arith.AndIOp), _op(arith.AndIOp), _op(arith.AndIOp))
-OR = ScalarOp("Or", None, _op(arith.OrIOp), _op(arith.OrIOp), _op(arith.OrIOp))
-XOR = ScalarOp("Xor", None, _op(arith.XOrIOp), _op(arith.XOrIOp), _op(arith.XOrIOp))
+AND = ScalarOp(
+    "And", None, _fold(_op(arith.AndIOp)), _fold(_op(arith.AndIOp)), _fold(_op(arith.AndIOp))
+)
+OR = ScalarOp("Or", None, _fold(_op(arith.OrIOp)), _fold(_op(arith.OrIOp)), _fold(_op(arith.OrIOp)))
+XOR = ScalarOp(
+    "Xor", None, _fold(_op(arith.XOrIOp)), _fold(_op(arith.XOrIOp)), _fold(_op(arith.XOrIOp))
+)
 NOT = ScalarOp("Not", boolean=_not)
 EQUAL = ScalarOp("Equal", _cmpf("oeq"), _cmpi("eq"), _cmpi("eq"), _cmpi("eq"))
+NOT_EQUAL = ScalarOp("NotEqual", _cmpf("une"), _cmpi("ne"), _cmpi("ne"), _cmpi("ne"))
+"""Unordered: true when either side is NaN."""
 LESS = ScalarOp("Less", _cmpf("olt"), _cmpi("slt"), _cmpi("ult"), _cmpi("ult"))
 LESS_OR_EQUAL = ScalarOp("LessOrEqual", _cmpf("ole"), _cmpi("sle"), _cmpi("ule"), _cmpi("ule"))
 GREATER = ScalarOp("Greater", _cmpf("ogt"), _cmpi("sgt"), _cmpi("ugt"), _cmpi("ugt"))
 GREATER_OR_EQUAL = ScalarOp(
     "GreaterOrEqual", _cmpf("oge"), _cmpi("sge"), _cmpi("uge"), _cmpi("uge")
 )
+IS_NAN = ScalarOp("IsNaN", float=_is_nan)
 
 
 def _float_only(name: str, cls: Callable[..., Operation]) -> ScalarOp:
@@ -176,6 +200,23 @@ LOG = _float_only("Log", math.LogOp)
 TANH = _float_only("Tanh", math.TanhOp)
 ERF = _float_only("Erf", math.ErfOp)
 POW = _float_only("Pow", math.PowFOp)
+COPYSIGN = _float_only("CopySign", math.CopySignOp)
+EXPM1 = _float_only("Expm1", math.ExpM1Op)
+LOG1P = _float_only("Log1p", math.Log1pOp)
+SIN = _float_only("Sin", math.SinOp)
+COS = _float_only("Cos", math.CosOp)
+TAN = _float_only("Tan", math.TanOp)
+ASIN = _float_only("Asin", math.AsinOp)
+ACOS = _float_only("Acos", math.AcosOp)
+ATAN = _float_only("Atan", math.AtanOp)
+SINH = _float_only("Sinh", math.SinhOp)
+COSH = _float_only("Cosh", math.CoshOp)
+ASINH = _float_only("Asinh", math.AsinhOp)
+ACOSH = _float_only("Acosh", math.AcoshOp)
+ATANH = _float_only("Atanh", math.AtanhOp)
+FLOOR = _float_only("Floor", math.FloorOp)
+CEIL = _float_only("Ceil", math.CeilOp)
+ROUND_EVEN = _float_only("Round", math.RoundEvenOp)
 
 
 # --- constants and conversions ----------------------------------------------------

@@ -44,7 +44,8 @@ RNG = np.random.default_rng(7)
 
 Domain = str
 """How to draw test values: "any", "positive", "nonzero", "small" (|x| <= 3),
-"bits" (any value of the type) or "unit" (0 < x < 1)."""
+"bits" (any value of the type), "unit" (0 < x < 1) or "special" (floats:
+"any" with NaN, infinities and zeros of both signs among them)."""
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,8 @@ class Case:
     input's, or the first output's)."""
     exact: bool = False
     outputs: int = 1
-    opset: int = 21
-    """The model's opset (newer operators need a newer one)."""
+    opset: int = OPSET
+    """The model's opset (newer than OPSET for operators or types added since)."""
     output_dtypes: tuple[str | None, ...] = ()
     """Output k's fixed element type name (None or absent: the swept type)."""
     formula: Callable[..., np.ndarray] | None = None
@@ -93,6 +94,10 @@ def _values(row: ElementType, shape: tuple[int, ...], domain: Domain) -> np.ndar
             values = np.clip(values, -3, 3)
         elif domain == "unit":
             values = RNG.uniform(0.05, 0.95, shape)
+        elif domain == "special":
+            flat = values.reshape(-1)
+            flat[: min(5, flat.size)] = [np.nan, np.inf, -np.inf, 0.0, -0.0][: flat.size]
+            values = RNG.permutation(flat).reshape(shape)
         return values.astype(np.float32).astype(row.numpy_dtype)
     info = np.iinfo(row.numpy_dtype)
     if domain == "bits":
@@ -114,17 +119,31 @@ def _lrn(x: np.ndarray) -> np.ndarray:
     return x / (1.5 + float(np.float32(0.01)) / 3 * squares) ** 0.75
 
 
-def unary(domain: Domain = "any", exact: bool = False, **attributes: Any) -> Case:
-    return Case((In((2, 3, 4), domain),), attributes, exact=exact)
+def unary(
+    domain: Domain = "any", exact: bool = False, opset: int = OPSET, **attributes: Any
+) -> Case:
+    return Case((In((2, 3, 4), domain),), attributes, exact=exact, opset=opset)
 
 
 def binary(domain: Domain = "any", exact: bool = False) -> Case:
     return Case((In((2, 3, 4)), In((3, 1), domain)), exact=exact)
 
 
+def comparison() -> Case:
+    """Small values, so that equal pairs are common."""
+    return Case((In((2, 3, 4), "small"), In((3, 1), "small")), exact=True, output_dtypes=("bool",))
+
+
 CASES: dict[str, Case] = {
     "Abs": unary(exact=True),
+    "Acos": unary("unit"),
+    "Acosh": Case((In((2, 3, 4), "positive"),)),
     "Add": binary(exact=True),
+    "And": binary(exact=True),
+    "Asin": unary("unit"),
+    "Asinh": unary(),
+    "Atan": unary(),
+    "Atanh": unary("unit"),
     "AveragePool": Case((In((1, 2, 5, 5)),), {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
     "BatchNormalization": Case(
         (
@@ -135,8 +154,20 @@ CASES: dict[str, Case] = {
             In((3,), "positive", value="var"),
         )
     ),
+    "BitShift": Case(
+        (In((2, 3, 4), "bits"), In((3, 1), "positive")),
+        {"direction": "RIGHT"},
+        exact=True,
+        opset=28,
+    ),
+    "BitwiseAnd": binary("bits", exact=True),
+    "BitwiseNot": unary("bits", exact=True),
+    "BitwiseOr": binary("bits", exact=True),
+    "BitwiseXor": binary("bits", exact=True),
     "Cast": Case((In((2, 3), "small"),), exact=True, type_variable="T1"),
     "CastLike": Case((In((2, 3), "small"), In((1,))), exact=True, type_variable="T1"),
+    "Ceil": unary(exact=True),
+    "Celu": unary(alpha=2.0),
     "Clip": Case((In((2, 3, 4)), In((), value=-1), In((), value=2)), exact=True, type_variable="T"),
     "Concat": Case((In((2, 3)), In((2, 2))), {"axis": 1}, exact=True),
     "Constant": Case((), exact=True),
@@ -150,12 +181,18 @@ CASES: dict[str, Case] = {
         (In((1, 2, 3, 3)), In((2, 3, 2, 2), value="w"), In((3,), value="b")),
         {"strides": [2, 1], "pads": [0, 1, 1, 0], "output_padding": [1, 0]},
     ),
+    "Cos": unary(),
+    "Cosh": unary("small"),
     "Div": binary("nonzero", exact=True),
+    "Elu": unary(alpha=0.5),
+    "Equal": comparison(),
     "Erf": unary(),
     "Exp": unary("small"),
     "Expand": Case((In((3, 1)), In((3,), dtype="int64", value=[2, 3, 4])), exact=True),
     "Flatten": Case((In((2, 3, 4)),), {"axis": 1}, exact=True),
+    "Floor": unary(exact=True),
     "Gather": Case((In((4, 3)), In((2, 2), dtype="int64", value=[[0, 3], [-1, 1]])), exact=True),
+    "Gelu": unary(approximate="tanh"),
     "Gemm": Case((In((3, 4), "small"), In((5, 4), "small"), In((5,), "small")), {"transB": 1}),
     "Dropout": unary(exact=True),
     "GlobalAveragePool": unary(),
@@ -176,6 +213,12 @@ CASES: dict[str, Case] = {
         (In((2, 4, 3)), In((4,), value="scale"), In((4,), value="bias")), {"num_groups": 2}
     ),
     "InstanceNormalization": Case((In((2, 3, 4)), In((3,), value="scale"), In((3,), value="bias"))),
+    "Greater": comparison(),
+    "GreaterOrEqual": comparison(),
+    "IsInf": Case(
+        (In((2, 3, 4), "special"),), {"detect_negative": 0}, exact=True, output_dtypes=("bool",)
+    ),
+    "IsNaN": Case((In((2, 3, 4), "special"),), exact=True, output_dtypes=("bool",)),
     "LayerNormalization": Case(
         (In((2, 3, 4)), In((3, 4), value="scale"), In((4,), value="bias")), {"axis": 1}
     ),
@@ -187,6 +230,8 @@ CASES: dict[str, Case] = {
         {"size": 3, "alpha": 0.01, "beta": 0.75, "bias": 1.5},
         formula=_lrn,  # the reference loops over the batch, not the channels
     ),
+    "Less": comparison(),
+    "LessOrEqual": comparison(),
     "Log": unary("positive"),
     "MatMul": Case((In((2, 3, 4), "small"), In((4, 5), "small"))),
     "Max": binary(exact=True),
@@ -196,10 +241,16 @@ CASES: dict[str, Case] = {
         {"kernel_shape": [2, 2], "strides": [2, 2], "pads": [0, 0, 1, 1]},
         exact=True,
     ),
+    "Mean": Case((In((2, 3, 4)), In((3, 1)), In((4,)))),
     "Min": binary(exact=True),
+    "Mish": unary(),
+    "Mod": Case((In((2, 3, 4)), In((3, 1), "nonzero")), exact=True, opset=28),
     "Mul": binary(exact=True),
     "Neg": unary(exact=True),
     "NonZero": Case((In((3, 4), "small"),), exact=True, output_dtypes=("int64",)),
+    "Not": unary(exact=True),
+    "Or": binary(exact=True),
+    "PRelu": Case((In((2, 3, 4)), In((3, 1))), exact=True),
     "Pow": Case((In((2, 3), "positive"), In((3,), "small")), type_variable="T"),
     "Range": Case((In((), "small"), In((), "any"), In((), "positive")), exact=True),
     "RMSNormalization": Case((In((2, 3, 4)), In((4,), value="scale")), {"axis": -1}, opset=23),
@@ -207,8 +258,14 @@ CASES: dict[str, Case] = {
     "ReduceMean": Case((In((2, 3, 4)), In((1,), dtype="int64", value=[1])), {"keepdims": 0}),
     "Relu": unary(exact=True),
     "Reshape": Case((In((2, 3, 4)), In((2,), dtype="int64", value=[4, -1])), exact=True),
+    "Round": unary(exact=True),
+    "Selu": unary(),
     "Shape": Case((In((2, 3, 4)),), {"start": 1}, exact=True, output_dtypes=("int64",)),
+    "Shrink": unary("small", exact=True, lambd=1.0, bias=1.5),
     "Sigmoid": unary(),
+    "Sign": unary(exact=True),
+    "Sin": unary(),
+    "Sinh": unary("small"),
     "Size": Case((In((2, 3, 4)),), exact=True, output_dtypes=("int64",)),
     "Slice": Case(
         (
@@ -221,10 +278,16 @@ CASES: dict[str, Case] = {
         exact=True,
     ),
     "Softmax": unary(axis=1),
+    "Softplus": unary(),
+    "Softsign": unary(),
     "Sqrt": unary("positive", exact=True),
     "Squeeze": Case((In((2, 1, 3)), In((1,), dtype="int64", value=[1])), exact=True),
     "Sub": binary(exact=True),
+    "Sum": Case((In((2, 3, 4)), In((3, 1)), In((4,)))),
+    "Swish": unary(alpha=0.5, opset=24),
+    "Tan": unary(),
     "Tanh": unary(),
+    "ThresholdedRelu": unary(alpha=0.5, exact=True),
     "Tile": Case((In((2, 3)), In((2,), dtype="int64", value=[2, 3])), exact=True),
     "TopK": Case(
         (In((3, 5)), In((1,), dtype="int64", value=[2])),
@@ -234,6 +297,10 @@ CASES: dict[str, Case] = {
     ),
     "Transpose": Case((In((2, 3, 4)),), {"perm": [2, 0, 1]}, exact=True),
     "Unsqueeze": Case((In((2, 3)), In((1,), dtype="int64", value=[1])), exact=True),
+    "Where": Case(
+        (In((2, 3, 4), dtype="bool"), In((3, 1)), In((4,))), exact=True, type_variable="T"
+    ),
+    "Xor": binary(exact=True),
 }
 
 
@@ -325,7 +392,7 @@ def model_of(nodes: list[Node]) -> onnx.ModelProto:
         [o for n in nodes for o in n.outputs],
         [t for n in nodes for t in n.initializers],
     )
-    opset = max(n.opset for n in nodes)
+    opset = max(n.opset for n in nodes) if nodes else OPSET
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 10
     if any(n.node.op_type in SAME_TYPE_AS_INPUT for n in nodes):
