@@ -280,18 +280,21 @@ MODELS: dict[str, Model] = {
         lambda s: {"x": floats(*s[:3]), "axes": np.array(s[3:], np.int64)},
         [(2, 3, 4, 0, 2), (1, 5, 2, -1, 1), (3, 1, 2, 2, 0), (2, 0, 3, 1, 2), (2, 0, 3, 0, 2)],
     ),
-    "arg_softmax": Model(
+    "arg_softmax_cumsum": Model(
         [
             node("ArgMax", ["x"], ["a"], axis=1, keepdims=0, select_last_index=1),
             node("LogSoftmax", ["x"], ["l"], axis=0),
             node("Hardmax", ["x"], ["h"], axis=-1),
+            node("CumSum", ["x", "axis"], ["c"], exclusive=1),
         ],
-        [info("x", F, ["N", "M"])],
-        [info("a", I64, ["N"]), info("l", F, ["N", "M"]), info("h", F, ["N", "M"])],
+        [info("x", F, ["N", "M"]), info("axis", I64, [])],
+        [info("a", I64, ["N"]), info("l", F, ["N", "M"]), info("h", F, ["N", "M"])]
+        + [info("c", F, ["N", "M"])],
         lambda s: {
             "x": np.round(RNG.standard_normal((s[0], s[1])) * 2).astype(np.float32),  # with ties
+            "axis": np.array(s[2], np.int64),
         },
-        [(2, 3), (3, 5), (1, 1), (4, 2)],
+        [(2, 3, 0), (3, 5, 1), (1, 1, -1), (4, 2, -2)],
     ),
     "topk_smallest_axis0": Model(
         [node("TopK", ["x", "k"], ["v", "i"], axis=0, largest=0)],
@@ -400,7 +403,8 @@ REFUSED = [
     ("topk_runtime_k", {"x": floats(2, 8), "k": np.array([9], np.int64)}),
     ("reduce_runtime_axes", {"x": floats(2, 3, 4), "axes": np.array([1, -2], np.int64)}),
     ("reduce_runtime_axes", {"x": floats(2, 3, 4), "axes": np.array([0, 3], np.int64)}),
-    ("arg_softmax", {"x": floats(2, 0)}),
+    ("arg_softmax_cumsum", {"x": floats(2, 3), "axis": np.array(2, np.int64)}),
+    ("arg_softmax_cumsum", {"x": floats(2, 0), "axis": np.array(0, np.int64)}),
     ("range_int_from_input", scalars((0, 4, 0), np.int64)),
     (
         "slice_from_input",

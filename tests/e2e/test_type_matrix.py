@@ -200,6 +200,10 @@ CASES: dict[str, Case] = {
     ),
     "Cos": unary(),
     "Cosh": unary("small"),
+    "CumProd": Case(
+        (In((2, 3, 4), "small"), In((), dtype="int64", value=1)), {"exclusive": 1}, opset=26
+    ),
+    "CumSum": Case((In((2, 3, 4)), In((), dtype="int32", value=-1)), {"reverse": 1}),
     "Div": binary("nonzero", exact=True),
     "Elu": unary(alpha=0.5),
     "Equal": comparison(),

@@ -324,3 +324,51 @@ def test_softmax_family_edge_values(op_type: str) -> None:
     run_both(proto, {"x": large})
     run_both(proto, {"x": TIES_AND_NANS[:, :]})
     run_both(proto, {"x": random((3, 1))})
+
+
+def cumulative_model(op_type: str, axis_type: int, **attributes: Any) -> onnx.ModelProto:
+    return model(
+        [helper.make_node(op_type, ["x", "axis"], ["y"], **attributes)],
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["A", "B", "C"]),
+            helper.make_tensor_value_info("axis", axis_type, []),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["A", "B", "C"])],
+        opset=26,
+    )
+
+
+@pytest.mark.parametrize("reverse", [0, 1])
+@pytest.mark.parametrize("exclusive", [0, 1])
+@pytest.mark.parametrize("op_type", ["CumSum", "CumProd"])
+def test_cumulative_runtime_axis(op_type: str, exclusive: int, reverse: int) -> None:
+    """The axis and the sizes known only at run time."""
+    proto = cumulative_model(op_type, TensorProto.INT32, exclusive=exclusive, reverse=reverse)
+    compiled = onnxc.compile(proto)
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    for shape in ((2, 3, 4), (1, 5, 1), (3, 0, 2)):
+        for axis in (0, 1, 2, -1, -3):
+            feeds = {"x": random(shape), "axis": np.array(axis, np.int32)}
+            (want,) = session.run(None, feeds)
+            (got,) = compiled.run(feeds).values()
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=str((shape, axis)))
+
+
+@pytest.mark.parametrize("op_type", ["CumSum", "CumProd"])
+def test_cumulative_constant_axis(op_type: str) -> None:
+    for axis in (0, -1):
+        proto = one_node_model(
+            op_type,
+            {"x": (2, 3, 4)},
+            (2, 3, 4),
+            {"axis": np.array(axis, np.int64)},
+            opset=26,
+            reverse=1,
+        )
+        run_both(proto, {"x": random((2, 3, 4))})
+
+
+def test_cumulative_axis_out_of_range_is_refused() -> None:
+    compiled = onnxc.compile(cumulative_model("CumSum", TensorProto.INT64))
+    with pytest.raises(OnnxcError, match="status -5"):
+        compiled.run({"x": random((2, 3, 4)), "axis": np.array(3, np.int64)})
