@@ -1,23 +1,26 @@
-"""Reductions: `onnx.ReduceMean` and `onnx.Softmax`.
+"""Reductions: the building blocks the reducing operators share, and
+`onnx.ArgMax` / `onnx.ArgMin`.
 
 A reduction initialises its accumulator buffer (`linalg.fill`), then one
 `linalg.generic` reads the input with the identity map (so every loop dimension
 is bare) and writes the accumulator with a map that drops (or pins to 0) the
-reduced dimensions, whose iterators are `reduction`.
+reduced dimensions, whose iterators are `reduction`. The Reduce* family is in
+reduce.py, the softmax family in softmax.py; both build on the helpers here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerType, MemRefType
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.ir import SSAValue
+from xdsl.dialects.linalg.ops import IndexOp
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-)
+from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
 from onnxc.lowering.convert_onnx_to_linalg import scalar
@@ -26,24 +29,24 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     REDUCTION,
     BodyBuilder,
     OnnxLowering,
-    accumulator,
-    accumulator_type,
     alloc,
     buffer_of,
+    check,
+    element_type,
     fill,
     generic,
     identity_map,
-    is_none,
     normalize_axis,
-    required_constant,
-    tensor_type,
+    shape_of,
     unsupported,
     widened,
 )
-from onnxc.lowering.convert_onnx_to_linalg.scalar import ScalarOp, number
+from onnxc.lowering.convert_onnx_to_linalg.scalar import ScalarOp
+from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
+from onnxc.lowering.index_arith import Size
 
 
-def _reduced_map(rank: int, axes: set[int], keepdims: bool) -> AffineMap:
+def reduced_map(rank: int, axes: set[int], keepdims: bool) -> AffineMap:
     """The map from the input's loops to an accumulator over the other axes
     (reduced axes kept as size-1 dims when `keepdims`)."""
     results: list[AffineExpr] = []
@@ -55,11 +58,33 @@ def _reduced_map(rank: int, axes: set[int], keepdims: bool) -> AffineMap:
     return AffineMap(rank, 0, tuple(results))
 
 
-def _iterators(rank: int, axes: set[int]) -> list[IteratorTypeAttr]:
+def reduction_iterators(rank: int, axes: set[int]) -> list[IteratorTypeAttr]:
     return [REDUCTION if axis in axes else PARALLEL for axis in range(rank)]
 
 
-def _accumulate(operation: ScalarOp) -> BodyBuilder:
+def reduced_sizes(sizes: Sequence[Size], axes: set[int], keepdims: bool) -> list[Size]:
+    """The sizes of a reduction over `axes` of a tensor of `sizes`."""
+    return [1 if a in axes else s for a, s in enumerate(sizes) if keepdims or a not in axes]
+
+
+def reduced_buffer(
+    rewriter: PatternRewriter, element: Attribute, sizes: Sequence[Size]
+) -> SSAValue:
+    """A new buffer of `element`s and `sizes` (a temporary of a reduction)."""
+    shape = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+    return alloc(rewriter, MemRefType(element, shape), sizes)
+
+
+def sizes_and_axis(op: onnx.OnnxOp, shapes: Shapes) -> tuple[list[Size], int]:
+    """The sizes of `op`'s first input and its attribute `axis` (negative
+    counted from the end); a scalar input is an error."""
+    sizes = shapes.sizes(op.operands[0])
+    if not sizes:
+        raise unsupported(op, "scalar input")
+    return sizes, normalize_axis(op, op.attr("axis"), len(sizes))
+
+
+def accumulate(operation: ScalarOp) -> BodyBuilder:
     """Body `acc = operation(acc, x)` of a reduction generic (x widened to the
     accumulator's type)."""
 
@@ -69,139 +94,91 @@ def _accumulate(operation: ScalarOp) -> BodyBuilder:
     return body
 
 
-class ReduceMeanOpLowering(OnnxLowering[onnx.ReduceMeanOp]):
-    """`onnx.ReduceMean` (opset 18+: `axes` as an optional input, which must be
-    a compile-time constant; `keepdims`, default 1; `noop_with_empty_axes`,
-    default 0): a zero fill, a generic summing the input into the output, and
-    an in-place division by the number of reduced elements. Without axes all
-    axes are reduced, unless `noop_with_empty_axes` is set, which makes the op
-    a copy. Axes given at run time are rejected. On integers the mean is the
-    sum divided by the count, truncated toward zero (the sum wraps)."""
+def arg_best(
+    rewriter: PatternRewriter,
+    source: Operation,
+    data: SSAValue,
+    axis: int,
+    better: ScalarOp,
+    values: SSAValue,
+    indices: SSAValue,
+    keepdims: bool,
+) -> None:
+    """Write into `values` and `indices` (int64) the best element of `data`
+    along `axis` and its position: position 0 first, then each later one
+    replaces it when `better(x, best)` holds (a strict comparison keeps the
+    first of equal elements, a non-strict one the last). This is what
+    onnxruntime does, NaN included: a NaN never replaces the best, and a NaN
+    at position 0 stays best."""
+    rank = len(shape_of(data))
+    fill(rewriter, source, values, 0.0)
+    fill(rewriter, source, indices, 0.0)
+    axes = {axis}
+    target = reduced_map(rank, axes, keepdims)
 
-    def rewrite(self, op: onnx.ReduceMeanOp, rewriter: PatternRewriter) -> None:
-        data, axes_input = op.operands
-        shape = self.shapes.sizes(data)
-        rank = len(shape)
-        axes_list: list[int] = []
-        if not is_none(axes_input):
-            array = required_constant(op, axes_input, "axes")
-            axes_list = [normalize_axis(op, int(a), rank) for a in array.reshape(-1)]
-        if len(set(axes_list)) != len(axes_list):
-            raise unsupported(op, f"repeated axes {axes_list}")
-        if not axes_list and op.attr("noop_with_empty_axes"):
-            self.replace(rewriter, op, [buffer_of(rewriter, data)])
-            return
-        axes = set(axes_list) if axes_list else set(range(rank))
-        keepdims = bool(op.attr("keepdims"))
-        input_buffer = buffer_of(rewriter, data)
-        reduced = [1 if a in axes else s for a, s in enumerate(shape) if keepdims or a not in axes]
-        out_sizes = self.shapes.result_sizes(op.results[0], reduced)
-        result = alloc(rewriter, op.results[0].type, out_sizes)
-        acc = accumulator(rewriter, result, out_sizes)
-        output = acc.buffer
-        fill(rewriter, op, output, 0.0)
-        generic(
-            rewriter,
-            op,
-            [input_buffer],
-            [output],
-            [identity_map(rank), _reduced_map(rank, axes, keepdims)],
-            _iterators(rank, axes),
-            _accumulate(scalar.ADD),
-        )
-        count = self.shapes.product([shape[a] for a in axes])
-        out_rank = len(out_sizes)
+    def body(b: Builder, args: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        x, best, best_index = args
+        here = b.insert(IndexOp(axis)).result
+        position = b.insert(arith.IndexCastOp(here, IntegerType(64))).result
+        first = scalar.EQUAL(b, position, scalar.constant(b, 0, position.type))
+        replaces = scalar.OR(b, first, better(b, x, best))
+        return [
+            b.insert(arith.SelectOp(replaces, x, best)).result,
+            b.insert(arith.SelectOp(replaces, position, best_index)).result,
+        ]
 
-        def divide(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            return scalar.DIV(b, args[0], number(b, count, args[0].type))
-
-        generic(
-            rewriter,
-            op,
-            [],
-            [output],
-            [identity_map(out_rank)],
-            [PARALLEL] * out_rank,
-            divide,
-        )
-        acc.finish(rewriter, op)
-        self.replace(rewriter, op, [result])
+    generic(
+        rewriter,
+        source,
+        [buffer_of(rewriter, data)],
+        [values, indices],
+        [identity_map(rank), target, target],
+        reduction_iterators(rank, axes),
+        body,
+    )
 
 
-class SoftmaxOpLowering(OnnxLowering[onnx.SoftmaxOp]):
-    """`onnx.Softmax` (opset 13+ semantics: along the single axis `axis`,
-    default -1), numerically stable: the maximum along the axis (a -inf fill
-    and a max-reduction into a buffer without the axis), exp(x - max) into the
-    output, its sum along the axis (a zero fill and an add-reduction), and an
-    in-place division of the output by the sum; 16-bit floats are computed in
-    float and rounded once. Scalar inputs are rejected."""
+class ArgLowering(OnnxLowering[onnx.OnnxOp]):
+    """Base of ArgMax and ArgMin: the int64 position of the best element along
+    `axis` (`keepdims`, default 1): the first of equal ones, or with
+    `select_last_index` the last; NaN as onnxruntime (see `arg_best`). An
+    empty axis has no answer: a compile-time error, or ONNXC_ERR_SHAPE when
+    its size is known only at run time."""
 
-    def rewrite(self, op: onnx.SoftmaxOp, rewriter: PatternRewriter) -> None:
+    strict: ClassVar[ScalarOp]
+    inclusive: ClassVar[ScalarOp]
+
+    def rewrite(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> None:
+        shapes = self.shapes
         data = op.operands[0]
-        element = tensor_type(data).get_element_type()
-        shape = self.shapes.sizes(data)
-        rank = len(shape)
-        if rank == 0:
-            raise unsupported(op, "scalar input")
-        axis = normalize_axis(op, op.attr("axis"), rank)
-        axes = {axis}
-        kept = [size for index, size in enumerate(shape) if index != axis]
-        reduced_shape = [s if isinstance(s, int) else DYNAMIC_INDEX for s in kept]
-        reduced_type = MemRefType(element, reduced_shape)
-        identity = identity_map(rank)
-        reduced = _reduced_map(rank, axes, keepdims=False)
-        iterators = _iterators(rank, axes)
-        input_buffer = buffer_of(rewriter, data)
-        out_sizes = self.shapes.result_sizes(op.results[0], shape)
-        result = alloc(rewriter, op.results[0].type, out_sizes)
-        acc = accumulator(rewriter, result, out_sizes)
-        output = acc.buffer
-        maximum = alloc(rewriter, reduced_type, kept)
-        fill(rewriter, op, maximum, scalar.lowest(element))
-        generic(
-            rewriter,
-            op,
-            [input_buffer],
-            [maximum],
-            [identity, reduced],
-            iterators,
-            _accumulate(scalar.MAX),
-        )
+        sizes, axis = sizes_and_axis(op, shapes)
+        keepdims = bool(op.attr("keepdims"))
+        out_sizes = reduced_sizes(sizes, {axis}, keepdims)
+        count, length = shapes.product(out_sizes), sizes[axis]
+        if not (isinstance(length, int) and length > 0) and count != 0:
+            if isinstance(length, int) and isinstance(count, int):
+                raise unsupported(op, "the axis is empty")
+            fits = shapes.either(shapes.less(0, length), shapes.equal(count, 0))
+            check(rewriter, op, fits, "the axis is not empty")
+        indices = self.result_buffer(rewriter, op.results[0], out_sizes)
+        out_sizes = shapes.sizes(indices)
+        values = reduced_buffer(rewriter, element_type(data), out_sizes)
+        better = self.inclusive if op.attr("select_last_index") else self.strict
+        arg_best(rewriter, op, data, axis, better, values, indices, keepdims)
+        self.replace(rewriter, op, [indices])
 
-        def shifted_exp(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            x, top = widened(b, args[:2], args[2].type)
-            return scalar.EXP(b, scalar.SUB(b, x, top))
 
-        generic(
-            rewriter,
-            op,
-            [input_buffer, maximum],
-            [output],
-            [identity, reduced, identity],
-            [PARALLEL] * rank,
-            shifted_exp,
-        )
-        total = alloc(
-            rewriter, MemRefType(accumulator_type(element), reduced_type.get_shape()), kept
-        )
-        fill(rewriter, op, total, 0.0)
-        generic(
-            rewriter,
-            op,
-            [output],
-            [total],
-            [identity, reduced],
-            iterators,
-            _accumulate(scalar.ADD),
-        )
-        generic(
-            rewriter,
-            op,
-            [total],
-            [output],
-            [reduced, identity],
-            [PARALLEL] * rank,
-            lambda b, args: scalar.DIV(b, args[1], args[0]),
-        )
-        acc.finish(rewriter, op)
-        self.replace(rewriter, op, [result])
+class ArgMaxOpLowering(ArgLowering):
+    """`onnx.ArgMax`: see `ArgLowering`."""
+
+    source = onnx.ArgMaxOp
+    strict = scalar.GREATER
+    inclusive = scalar.GREATER_OR_EQUAL
+
+
+class ArgMinOpLowering(ArgLowering):
+    """`onnx.ArgMin`: see `ArgLowering`."""
+
+    source = onnx.ArgMinOp
+    strict = scalar.LESS
+    inclusive = scalar.LESS_OR_EQUAL

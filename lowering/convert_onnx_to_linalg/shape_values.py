@@ -176,15 +176,17 @@ def track(op: onnx.OnnxOp, shapes: Shapes) -> None:
 def shape_elements(
     op: onnx.OnnxOp, rewriter: PatternRewriter, shapes: Shapes, value: SSAValue
 ) -> list[Size]:
-    """The elements of a 1-D integer tensor as sizes: known ones (constants,
-    followed shape values) as they are, else loaded at run time."""
+    """The elements of a 1-D (or 0-D) integer tensor as sizes: known ones
+    (constants, followed shape values) as they are, else loaded at run time."""
     known = known_elements(shapes, value)
     if known is not None:
         return list(known)
     value_shape = shape_of(value)
-    if len(value_shape) != 1 or value_shape[0] < 0:
+    if len(value_shape) > 1 or any(size < 0 for size in value_shape):
         raise unsupported(op, "a shape tensor of a length known only at run time")
     buffer = buffer_of(rewriter, value)
+    if not value_shape:
+        return [shapes.from_integer(rewriter.insert(memref.LoadOp.get(buffer, [])).res)]
     elements: list[Size] = []
     for k in range(value_shape[0]):
         position = rewriter.insert(arith.ConstantOp.from_int_and_width(k, IndexType())).result

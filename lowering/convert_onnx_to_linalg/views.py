@@ -275,7 +275,9 @@ class ReshapeOpLowering(ViewLowering):
         return reshape_target(op, self.shapes, rewriter, in_shape, shape, op.attr("allowzero"))
 
 
-def _axes(op: onnx.OnnxOp, axes: np.ndarray, rank: int) -> list[int]:
+def distinct_axes(op: onnx.OnnxOp, axes: np.ndarray, rank: int) -> list[int]:
+    """`axes` in [0, rank) (negative ones counted from the end); a repeated
+    axis is an error naming the node."""
     normalized = [normalize_axis(op, int(a), rank) for a in axes.reshape(-1)]
     if len(set(normalized)) != len(normalized):
         raise unsupported(op, f"repeated axes {axes.tolist()}")
@@ -303,11 +305,11 @@ class SqueezeOpLowering(ViewLowering):
         else:
             axes = shape_elements(op, rewriter, shapes, axes_value)
             if is_static(axes):
-                squeezed = _axes(op, np.array(axes), rank)
+                squeezed = distinct_axes(op, np.array(axes), rank)
                 if any(isinstance(in_shape[a], int) and in_shape[a] != 1 for a in squeezed):
                     raise unsupported(op, f"cannot squeeze axes {squeezed} of {list(in_shape)}")
                 return [s for a, s in enumerate(in_shape) if a not in squeezed]
-            flags = _axis_flags(shapes, rewriter, op, axes, rank)
+            flags = axis_flags(shapes, rewriter, op, axes, rank)
             for flag, size in zip(flags, in_shape, strict=True):
                 ones = shapes.either(shapes.equal(flag, 0), shapes.equal(size, 1))
                 check(rewriter, op, ones, "squeezed axes have size 1")
@@ -315,7 +317,7 @@ class SqueezeOpLowering(ViewLowering):
         for flag in flags:
             removed = shapes.add(removed, flag)
         check(rewriter, op, shapes.equal(removed, rank - out_rank), "the result's rank")
-        return _compacted(shapes, in_shape, flags, out_rank)
+        return compacted(shapes, in_shape, flags, out_rank)
 
 
 class UnsqueezeOpLowering(ViewLowering):
@@ -331,10 +333,10 @@ class UnsqueezeOpLowering(ViewLowering):
         axes = shape_elements(op, rewriter, shapes, op.operands[1])
         out_rank = len(in_shape) + len(axes)
         if is_static(axes):
-            inserted = _axes(op, np.array(axes), out_rank)
+            inserted = distinct_axes(op, np.array(axes), out_rank)
             remaining = iter(in_shape)
             return [1 if a in inserted else next(remaining) for a in range(out_rank)]
-        flags = _axis_flags(shapes, rewriter, op, axes, out_rank)
+        flags = axis_flags(shapes, rewriter, op, axes, out_rank)
         # Output axis j is new, or input axis j - (new axes before j).
         sizes: list[Size] = []
         before: Size = 0
@@ -348,7 +350,7 @@ class UnsqueezeOpLowering(ViewLowering):
         return sizes
 
 
-def _axis_flags(
+def axis_flags(
     shapes: Shapes, rewriter: PatternRewriter, op: onnx.OnnxOp, axes: Sequence[Size], rank: int
 ) -> list[Size]:
     """For each of `rank` axes, 1 if `axes` (known at run time, negative ones
@@ -370,7 +372,7 @@ def _axis_flags(
     return flags
 
 
-def _compacted(
+def compacted(
     shapes: Shapes, sizes: Sequence[Size], removed: Sequence[Size], out_rank: int
 ) -> list[Size]:
     """The `sizes` whose flag in `removed` is 0, in order (`out_rank` of them,

@@ -269,6 +269,33 @@ MODELS: dict[str, Model] = {
         },
         [(2, 3), (3, 8), (1, 0), (4, 1)],
     ),
+    "reduce_runtime_axes": Model(
+        [
+            node("ReduceLogSumExp", ["x", "axes"], ["lse"], keepdims=0),
+            node("ReduceMax", ["x", "axes"], ["m"]),
+            node("ReduceL2", ["x", "axes"], ["l2"], keepdims=0),
+        ],
+        [info("x", F, ["N", "C", "H"]), info("axes", I64, [2])],
+        [info("lse", F, [None]), info("m", F, [None, None, None]), info("l2", F, [None])],
+        lambda s: {"x": floats(*s[:3]), "axes": np.array(s[3:], np.int64)},
+        [(2, 3, 4, 0, 2), (1, 5, 2, -1, 1), (3, 1, 2, 2, 0), (2, 0, 3, 1, 2), (2, 0, 3, 0, 2)],
+    ),
+    "arg_softmax_cumsum": Model(
+        [
+            node("ArgMax", ["x"], ["a"], axis=1, keepdims=0, select_last_index=1),
+            node("LogSoftmax", ["x"], ["l"], axis=0),
+            node("Hardmax", ["x"], ["h"], axis=-1),
+            node("CumSum", ["x", "axis"], ["c"], exclusive=1),
+        ],
+        [info("x", F, ["N", "M"]), info("axis", I64, [])],
+        [info("a", I64, ["N"]), info("l", F, ["N", "M"]), info("h", F, ["N", "M"])]
+        + [info("c", F, ["N", "M"])],
+        lambda s: {
+            "x": np.round(RNG.standard_normal((s[0], s[1])) * 2).astype(np.float32),  # with ties
+            "axis": np.array(s[2], np.int64),
+        },
+        [(2, 3, 0), (3, 5, 1), (1, 1, -1), (4, 2, -2)],
+    ),
     "topk_smallest_axis0": Model(
         [node("TopK", ["x", "k"], ["v", "i"], axis=0, largest=0)],
         [info("x", I64, ["N", 3])],
@@ -374,6 +401,10 @@ REFUSED = [
     ("unsqueeze_runtime_axes", {"x": floats(2, 4), "axes": np.array([0, 4], np.int64)}),
     ("squeeze_runtime_axes", {"x": floats(1, 2, 1, 4), "axes": np.array([0, 1], np.int64)}),
     ("topk_runtime_k", {"x": floats(2, 8), "k": np.array([9], np.int64)}),
+    ("reduce_runtime_axes", {"x": floats(2, 3, 4), "axes": np.array([1, -2], np.int64)}),
+    ("reduce_runtime_axes", {"x": floats(2, 3, 4), "axes": np.array([0, 3], np.int64)}),
+    ("arg_softmax_cumsum", {"x": floats(2, 3), "axis": np.array(2, np.int64)}),
+    ("arg_softmax_cumsum", {"x": floats(2, 0), "axis": np.array(0, np.int64)}),
     ("range_int_from_input", scalars((0, 4, 0), np.int64)),
     (
         "slice_from_input",

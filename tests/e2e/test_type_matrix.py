@@ -134,12 +134,29 @@ def comparison() -> Case:
     return Case((In((2, 3, 4), "small"), In((3, 1), "small")), exact=True, output_dtypes=("bool",))
 
 
+def reduce(
+    domain: Domain = "any", exact: bool = False, axes: tuple[int, ...] = (1,), **attributes: Any
+) -> Case:
+    """A Reduce* case over `axes` (an empty tuple: every axis), keepdims 0
+    unless given."""
+    attributes.setdefault("keepdims", 0)
+    axes_input = In((len(axes),), dtype="int64", value=list(axes))
+    return Case((In((2, 3, 4), domain), axes_input), attributes, exact=exact)
+
+
 CASES: dict[str, Case] = {
     "Abs": unary(exact=True),
     "Acos": unary("unit"),
     "Acosh": Case((In((2, 3, 4), "positive"),)),
     "Add": binary(exact=True),
     "And": binary(exact=True),
+    "ArgMax": Case((In((2, 3, 4)),), {"axis": 1}, exact=True, output_dtypes=("int64",)),
+    "ArgMin": Case(
+        (In((2, 3, 4)),),
+        {"axis": -1, "keepdims": 0, "select_last_index": 1},
+        exact=True,
+        output_dtypes=("int64",),
+    ),
     "Asin": unary("unit"),
     "Asinh": unary(),
     "Atan": unary(),
@@ -183,6 +200,10 @@ CASES: dict[str, Case] = {
     ),
     "Cos": unary(),
     "Cosh": unary("small"),
+    "CumProd": Case(
+        (In((2, 3, 4), "small"), In((), dtype="int64", value=1)), {"exclusive": 1}, opset=26
+    ),
+    "CumSum": Case((In((2, 3, 4)), In((), dtype="int32", value=-1)), {"reverse": 1}),
     "Div": binary("nonzero", exact=True),
     "Elu": unary(alpha=0.5),
     "Equal": comparison(),
@@ -206,6 +227,7 @@ CASES: dict[str, Case] = {
         exact=True,
         formula=lambda x: np.max(x, axis=2, keepdims=True),  # the reference reduces axis 1
     ),
+    "Hardmax": unary(exact=True, axis=1),
     "HardSigmoid": unary(),
     "HardSwish": unary(),
     "Identity": unary(exact=True),
@@ -233,6 +255,7 @@ CASES: dict[str, Case] = {
     "Less": comparison(),
     "LessOrEqual": comparison(),
     "Log": unary("positive"),
+    "LogSoftmax": unary(axis=1),
     "MatMul": Case((In((2, 3, 4), "small"), In((4, 5), "small"))),
     "Max": binary(exact=True),
     "MeanVarianceNormalization": Case((In((2, 3, 2, 2)),)),
@@ -255,7 +278,16 @@ CASES: dict[str, Case] = {
     "Range": Case((In((), "small"), In((), "any"), In((), "positive")), exact=True),
     "RMSNormalization": Case((In((2, 3, 4)), In((4,), value="scale")), {"axis": -1}, opset=23),
     "Reciprocal": unary("nonzero", exact=True),
-    "ReduceMean": Case((In((2, 3, 4)), In((1,), dtype="int64", value=[1])), {"keepdims": 0}),
+    "ReduceL1": reduce(),
+    "ReduceL2": reduce(),
+    "ReduceLogSum": reduce("positive"),
+    "ReduceLogSumExp": reduce(),
+    "ReduceMax": reduce(exact=True, keepdims=1),
+    "ReduceMean": reduce(),
+    "ReduceMin": reduce(exact=True, axes=(-1, 0)),
+    "ReduceProd": reduce("small"),
+    "ReduceSum": reduce(axes=()),
+    "ReduceSumSquare": reduce(),
     "Relu": unary(exact=True),
     "Reshape": Case((In((2, 3, 4)), In((2,), dtype="int64", value=[4, -1])), exact=True),
     "Round": unary(exact=True),
