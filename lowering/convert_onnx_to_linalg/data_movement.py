@@ -52,7 +52,7 @@ from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.index_arith import Size, is_static, static
 
 
-def _partial(expr: AffineExpr) -> AffineExpr:
+def partial(expr: AffineExpr) -> AffineExpr:
     """`expr`, spelled `dN + 0` if it is a bare `dN`: a bare dim result must span
     its operand's whole dimension, and this one covers only part of it."""
     if isinstance(expr, AffineDimExpr):
@@ -135,7 +135,7 @@ class ConcatOpLowering(OnnxLowering[onnx.ConcatOp]):
             if not empty:
                 shifted: AffineExpr = AffineDimExpr(axis) + offset
                 if not self.shapes.same(size, out_shape[axis]):
-                    shifted = _partial(shifted)
+                    shifted = partial(shifted)
                 write = AffineMap(
                     rank, 0, tuple(shifted if d == axis else AffineDimExpr(d) for d in range(rank))
                 )
@@ -294,7 +294,7 @@ class SliceOpLowering(OnnxLowering[onnx.SliceOp]):
                 rank,
                 0,
                 tuple(
-                    e if self.shapes.same(in_shape[d], out_shape[d]) else _partial(e)
+                    e if self.shapes.same(in_shape[d], out_shape[d]) else partial(e)
                     for d, e in enumerate(reads)
                 ),
             )
@@ -431,6 +431,6 @@ def _progression(
     start = int(flat[0])
     index = AffineConstantExpr(start) if index is None else index + start
     results: list[AffineExpr] = [AffineDimExpr(d) for d in range(axis)]
-    results.append(index if flat.size == dim else _partial(index))
+    results.append(index if flat.size == dim else partial(index))
     results += [AffineDimExpr(d) for d in range(axis + q, out_rank)]
     return AffineMap(out_rank, 0, tuple(results))
