@@ -313,7 +313,9 @@ class OneHotOpLowering(OnnxLowering[onnx.OneHotOp]):
     possibly computed at run time, truncated to an integer) inserted at
     `axis`; output is `on` where its position along that axis is the index
     (negative ones counted from depth; non-integer ones truncated) and
-    `off` elsewhere, also for indices outside [-depth, depth)."""
+    `off` elsewhere, also for indices outside [-depth, depth). Non-integer
+    indices are cast to int64 first, as the spec says (onnx.reference
+    compares them unconverted, so 0.5 matches nothing there)."""
 
     def rewrite(self, op: onnx.OneHotOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
@@ -330,13 +332,15 @@ class OneHotOpLowering(OnnxLowering[onnx.OneHotOp]):
         depth_index = shapes.index(depth)
         reads = AffineMap(rank, 0, tuple(AffineDimExpr(d) for d in range(rank) if d != axis))
         i64 = IntegerType(64)
+        unsigned = scalar.kind(element_type(op.indices)) is Kind.UNSIGNED
 
         def body(b: Builder, position: list[SSAValue], args: Sequence[SSAValue]) -> SSAValue:
             wide = scalar.convert(b, args[0], i64)
             found = b.insert(arith.IndexCastOp(wide, IndexType())).result
-            negative = b.insert(arith.CmpiOp(found, index(b, 0), "slt")).result
-            wrapped = b.insert(arith.AddiOp(found, depth_index)).result
-            found = b.insert(arith.SelectOp(negative, wrapped, found)).result
+            if not unsigned:  # an unsigned index past INT64_MAX stays out of range
+                negative = b.insert(arith.CmpiOp(found, index(b, 0), "slt")).result
+                wrapped = b.insert(arith.AddiOp(found, depth_index)).result
+                found = b.insert(arith.SelectOp(negative, wrapped, found)).result
             hit = b.insert(arith.CmpiOp(found, position[axis], "eq")).result
             return b.insert(arith.SelectOp(hit, on, off)).result
 

@@ -143,6 +143,20 @@ def _modulo(b: Builder, x: SSAValue, n: SSAValue) -> SSAValue:
     return b.insert(arith.SelectOp(negative, _add(b, rest, n), rest)).result
 
 
+def _fold(
+    b: Builder, i: SSAValue, kept: SSAValue, last: SSAValue | None, period: SSAValue | None
+) -> SSAValue:
+    """A position outside [0, kept) folded in: clamped to [0, last] (edge),
+    or reflected with `period` (reflect)."""
+    if last is not None:
+        i = b.insert(arith.MaxSIOp(i, index(b, 0))).result
+        return b.insert(arith.MinSIOp(i, last)).result
+    assert period is not None
+    i = _modulo(b, i, period)
+    beyond = b.insert(arith.CmpiOp(i, kept, "sge")).result
+    return b.insert(arith.SelectOp(beyond, _sub(b, period, i), i)).result
+
+
 class PadOpLowering(OnnxLowering[onnx.PadOp]):
     """`onnx.Pad` in any mode, over every element type (see the module
     docstring)."""
@@ -166,8 +180,13 @@ class PadOpLowering(OnnxLowering[onnx.PadOp]):
         lows = [shapes.index(a.low) for a in axes]
         befores = [shapes.index(a.before) for a in axes]
         kepts = [shapes.index(a.kept) for a in axes]
-        periods = [shapes.index(shapes.max(shapes.mul(shapes.sub(a.kept, 1), 2), 1)) for a in axes]
-        lasts = [shapes.index(shapes.sub(a.kept, 1)) for a in axes]
+        periods = [
+            shapes.index(shapes.max(shapes.mul(shapes.sub(a.kept, 1), 2), 1))
+            if mode == "reflect"
+            else None
+            for a in axes
+        ]
+        lasts = [shapes.index(shapes.sub(a.kept, 1)) if mode == "edge" else None for a in axes]
 
         def body(b: Builder, position: list[SSAValue], _: Sequence[SSAValue]) -> SSAValue:
             reads: list[SSAValue] = []
@@ -180,15 +199,10 @@ class PadOpLowering(OnnxLowering[onnx.PadOp]):
                 if mode == "constant":
                     here = b.insert(arith.CmpiOp(i, kepts[d], "ult")).result
                     inside = here if inside is None else b.insert(arith.AndIOp(inside, here)).result
-                elif mode == "edge":
-                    i = b.insert(arith.MaxSIOp(i, index(b, 0))).result
-                    i = b.insert(arith.MinSIOp(i, lasts[d])).result
                 elif mode == "wrap":
                     i = _modulo(b, i, kepts[d])
-                else:  # reflect
-                    i = _modulo(b, i, periods[d])
-                    beyond = b.insert(arith.CmpiOp(i, kepts[d], "sge")).result
-                    i = b.insert(arith.SelectOp(beyond, _sub(b, periods[d], i), i)).result
+                else:
+                    i = _fold(b, i, kepts[d], lasts[d], periods[d])
                 reads.append(_add(b, i, lows[d]))
             if inside is None:
                 return b.insert(memref.LoadOp.get(data, reads)).res
