@@ -17,7 +17,15 @@ from xdsl.builder import Builder
 from xdsl.dialects import affine, arith, memref
 from xdsl.dialects.builtin import AffineMapAttr, IndexType
 from xdsl.ir import SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap, AffineSymExpr
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+    AffineSymExpr,
+)
 from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
@@ -80,6 +88,21 @@ def read_through(
     indexed_generic(rewriter, op, output, body)
 
 
+def _times(x: AffineExpr, y: AffineExpr) -> AffineExpr:
+    """x * y, also for a symbol y (a product the C prints as it is, which
+    xDSL's operator refuses as semi-affine)."""
+    if isinstance(y, AffineConstantExpr):
+        return x * y.value
+    return AffineBinaryOpExpr(AffineBinaryOpKind.Mul, x, y)
+
+
+def _by(kind: AffineBinaryOpKind, x: AffineExpr, y: AffineExpr) -> AffineExpr:
+    """x floordiv y or x mod y (`kind`), also for a symbol y."""
+    if isinstance(y, AffineConstantExpr):
+        return x // y.value if kind is AffineBinaryOpKind.FloorDiv else x % y.value
+    return AffineBinaryOpExpr(kind, x, y)
+
+
 def _block_size(op: onnx.DepthToSpaceOp | onnx.SpaceToDepthOp) -> tuple[int, str]:
     size = op.attr("blocksize")
     mode = op.attr("mode") or "DCR"
@@ -126,7 +149,7 @@ class DepthToSpaceOpLowering(OnnxLowering[onnx.DepthToSpaceOp]):
 
         def reads(d: list[AffineExpr], channels: AffineExpr) -> list[AffineExpr]:
             block = (d[2] % b) * b + d[3] % b
-            channel = block * channels + d[1] if mode == "DCR" else d[1] * (b * b) + block
+            channel = _times(block, channels) + d[1] if mode == "DCR" else d[1] * (b * b) + block
             return [d[0], channel, d[2] // b, d[3] // b]
 
         source = buffer_of(rewriter, op.input)
@@ -148,7 +171,8 @@ class SpaceToDepthOpLowering(OnnxLowering[onnx.SpaceToDepthOp]):
 
         def reads(d: list[AffineExpr], channels: AffineExpr) -> list[AffineExpr]:
             if mode == "DCR":
-                block, channel = d[1] // channels, d[1] % channels
+                block = _by(AffineBinaryOpKind.FloorDiv, d[1], channels)
+                channel = _by(AffineBinaryOpKind.Mod, d[1], channels)
             else:
                 block, channel = d[1] % (b * b), d[1] // (b * b)
             return [d[0], channel, d[2] * b + block // b, d[3] * b + block % b]
