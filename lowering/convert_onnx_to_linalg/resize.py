@@ -382,33 +382,31 @@ class Body:
         """What each axis's coordinate needs, built once before the generic:
         the sizes as doubles, output_width = scale * size and whether it is 1,
         half_pixel_symmetric's offset, the region's extent."""
+        mode = self.coordinates
         for a in self.axes:
-            size = (
-                of_index(here, shapes.index(a.size))
-                if not isinstance(a.size, int)
-                else float(a.size)
-            )
-            width = (
-                a.scale * size
-                if isinstance(a.scale, float) and isinstance(size, float)
-                else mul(here, a.scale, size)
-            )
-            values: dict[str, Real | SSAValue] = {"size": size, "width": width}
-            values["last"] = sub(here, size, 1.0) if isinstance(size, SSAValue) else size - 1.0
-            values["single"] = compare(here, "oeq", width, 1.0)
-            if self.coordinates == "half_pixel_symmetric":
-                out = of_index(here, shapes.index(a.out))
-                adjustment = div(here, out, width)
-                center = div(here, size, 2.0)
-                values["offset"] = mul(here, center, sub(here, 1.0, adjustment))
-            if self.coordinates == "tf_crop_and_resize":
+            values: dict[str, Real | SSAValue] = {"top": shapes.index(shapes.sub(a.size, 1))}
+            size: Real = float(a.size) if isinstance(a.size, int) else of_index(here, a.size)
+            if isinstance(a.scale, float) and isinstance(size, float):
+                width: Real = a.scale * size
+            else:
+                width = mul(here, a.scale, size)
+            if mode in ("align_corners", "tf_crop_and_resize", "pytorch_half_pixel"):
+                values["width"] = width
+                values["single"] = compare(here, "oeq", width, 1.0)
+            if mode in ("align_corners", "tf_crop_and_resize"):
+                values["last"] = sub(here, size, 1.0) if isinstance(size, SSAValue) else size - 1.0
+            if mode == "half_pixel_symmetric":
+                adjustment = div(here, of_index(here, shapes.index(a.out)), width)
+                values["offset"] = mul(here, div(here, size, 2.0), sub(here, 1.0, adjustment))
+            if mode == "tf_crop_and_resize":
                 start, end = a.roi
                 values["extent"] = sub(here, end, start)
                 values["origin"] = mul(here, start, values["last"])
-            values["top"] = shapes.index(shapes.sub(a.size, 1))
-            values["size_index"] = shapes.index(a.size)
-            values["taps_end"] = shapes.index(shapes.sub(2, a.start))
-            values["taps_start"] = shapes.index(a.start)
+            if self.mode != "nearest":
+                values["taps_start"] = shapes.index(a.start)
+                values["taps_end"] = shapes.index(shapes.sub(2, a.start))
+            if self.exclude_outside:
+                values["size_index"] = shapes.index(a.size)
             self.values.append(values)
 
     def coordinate(self, b: Builder, k: int, position: SSAValue) -> SSAValue:
