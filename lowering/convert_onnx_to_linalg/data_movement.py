@@ -261,16 +261,18 @@ def copy_window(
         )
         copy(rewriter, op, buffer, output, read, identity_map(rank))
         return
-    starts_at = [shapes.index(f) for f in first]
+    starts_at = [None if f == 0 else shapes.index(f) for f in first]
     strides = [None if s == 1 else shapes.index(s) for s in step]
 
     def body(b: Builder, position: list[SSAValue], _: Sequence[SSAValue]) -> SSAValue:
         reads: list[SSAValue] = []
         for d, index in enumerate(position):
-            stride = strides[d]
+            stride, start = strides[d], starts_at[d]
             if stride is not None:
                 index = b.insert(arith.MuliOp(index, stride)).result
-            reads.append(b.insert(arith.AddiOp(starts_at[d], index)).result)
+            if start is not None:
+                index = b.insert(arith.AddiOp(start, index)).result
+            reads.append(index)
         return b.insert(memref.LoadOp.get(buffer, reads)).res
 
     indexed_generic(rewriter, op, output, body)
