@@ -316,7 +316,7 @@ def indexed_generic(
     rank = len(shape_of(output))
 
     def indexed(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        position = [b.insert(linalg_ops.IndexOp(d)).result for d in range(rank)]
+        position: list[SSAValue] = [b.insert(linalg_ops.IndexOp(d)).result for d in range(rank)]
         return body(b, position, args[: len(inputs)])
 
     maps = [*input_maps, identity_map(rank)]

@@ -60,39 +60,43 @@ def position_in(b: Builder, op: onnx.OnnxOp, raw: SSAValue, size: SSAValue, what
     return position
 
 
-def require_within(
+def require_sizes(
     op: onnx.OnnxOp,
     rewriter: PatternRewriter,
     shapes: Shapes,
     inner: Sequence[Size],
     outer: Sequence[Size],
     what: str,
+    at_most: bool = False,
 ) -> None:
-    """Each size of `inner` is at most the matching one of `outer` (an index
-    tensor's extent, which must not reach past the data's)."""
+    """The sizes of `inner` are those of `outer` (or, `at_most`, no larger:
+    an index tensor must not reach past the data): an error now where both
+    are known, else checked at run time."""
     for d, (a, b) in enumerate(zip(inner, outer, strict=True)):
         if isinstance(a, int) and isinstance(b, int):
-            if a > b:
-                raise unsupported(op, f"{what}: size {a} of axis {d} exceeds {b}")
+            if a > b or (a != b and not at_most):
+                raise unsupported(op, f"{what}: size {a} of axis {d} does not fit {b}")
         elif not shapes.same(a, b):
-            check(rewriter, op, shapes.equal(shapes.min(a, b), a), f"{what} fits axis {d}")
+            fits = shapes.equal(shapes.min(a, b) if at_most else b, a)
+            check(rewriter, op, fits, f"{what} fits axis {d}")
 
 
-def require_equal(
-    op: onnx.OnnxOp,
-    rewriter: PatternRewriter,
-    shapes: Shapes,
-    inner: Sequence[Size],
-    outer: Sequence[Size],
-    what: str,
-) -> None:
-    """The sizes of `inner` are those of `outer`."""
-    for d, (a, b) in enumerate(zip(inner, outer, strict=True)):
-        if isinstance(a, int) and isinstance(b, int):
-            if a != b:
-                raise unsupported(op, f"{what}: size {a} of axis {d} is not {b}")
-        elif not shapes.same(a, b):
-            check(rewriter, op, shapes.equal(a, b), f"{what} matches axis {d}")
+def along_axis(
+    op: onnx.GatherElementsOp | onnx.ScatterElementsOp, rewriter: PatternRewriter, shapes: Shapes
+) -> tuple[list[Size], list[Size], int]:
+    """The data's and the indices' sizes and the axis of an ...Elements op,
+    checked: the same rank, and indices reaching no further than the data
+    along the other axes."""
+    sizes = shapes.sizes(op.data)
+    index_sizes = shapes.sizes(op.indices)
+    rank = len(sizes)
+    if rank == 0 or len(index_sizes) != rank:
+        raise unsupported(op, "data and indices must have the same rank (at least 1)")
+    axis = normalize_axis(op, op.attr("axis"), rank)
+    others = [d for d in range(rank) if d != axis]
+    inner, outer = [index_sizes[d] for d in others], [sizes[d] for d in others]
+    require_sizes(op, rewriter, shapes, inner, outer, "indices", at_most=True)
+    return sizes, index_sizes, axis
 
 
 def _combine(op: onnx.OnnxOp, reduction: str, t: Attribute) -> scalar.ScalarOp | None:
@@ -131,21 +135,7 @@ class GatherElementsOpLowering(OnnxLowering[onnx.GatherElementsOp]):
 
     def rewrite(self, op: onnx.GatherElementsOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
-        sizes = shapes.sizes(op.data)
-        index_sizes = shapes.sizes(op.indices)
-        rank = len(sizes)
-        if rank == 0 or len(index_sizes) != rank:
-            raise unsupported(op, "data and indices must have the same rank (at least 1)")
-        axis = normalize_axis(op, op.attr("axis"), rank)
-        others = [d for d in range(rank) if d != axis]
-        require_within(
-            op,
-            rewriter,
-            shapes,
-            [index_sizes[d] for d in others],
-            [sizes[d] for d in others],
-            "indices",
-        )
+        sizes, index_sizes, axis = along_axis(op, rewriter, shapes)
         output = self.result_buffer(rewriter, op.output, index_sizes)
         data, indices = buffer_of(rewriter, op.data), buffer_of(rewriter, op.indices)
         size = shapes.index(sizes[axis])
@@ -155,7 +145,7 @@ class GatherElementsOpLowering(OnnxLowering[onnx.GatherElementsOp]):
             reads[axis] = position_in(b, op, args[0], size, "an index")
             return b.insert(memref.LoadOp.get(data, reads)).res
 
-        indexed_generic(rewriter, op, output, body, [indices], [identity_map(rank)])
+        indexed_generic(rewriter, op, output, body, [indices], [identity_map(len(sizes))])
         self.replace(rewriter, op, [output])
 
 
@@ -203,7 +193,7 @@ class GatherNDOpLowering(OnnxLowering[onnx.GatherNDOp]):
         if not 0 <= batch < min(len(sizes), len(index_sizes)):
             raise unsupported(op, f"batch_dims {batch}")
         k = _tuple_length(op, op.indices, len(sizes), batch)
-        require_equal(op, rewriter, shapes, index_sizes[:batch], sizes[:batch], "batch axes")
+        require_sizes(op, rewriter, shapes, index_sizes[:batch], sizes[:batch], "batch axes")
         q = len(index_sizes)
         output = self.result_buffer(rewriter, op.output, [*index_sizes[:-1], *sizes[batch + k :]])
         data, indices = buffer_of(rewriter, op.data), buffer_of(rewriter, op.indices)
@@ -240,23 +230,9 @@ class ScatterElementsOpLowering(OnnxLowering[onnx.ScatterElementsOp]):
 
     def rewrite(self, op: onnx.ScatterElementsOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
-        sizes = shapes.sizes(op.data)
-        index_sizes = shapes.sizes(op.indices)
-        rank = len(sizes)
-        if rank == 0 or len(index_sizes) != rank:
-            raise unsupported(op, "data and indices must have the same rank (at least 1)")
-        axis = normalize_axis(op, op.attr("axis"), rank)
+        sizes, index_sizes, axis = along_axis(op, rewriter, shapes)
         combine = _combine(op, op.attr("reduction") or "none", element_type(op.data))
-        require_equal(op, rewriter, shapes, shapes.sizes(op.updates), index_sizes, "updates")
-        others = [d for d in range(rank) if d != axis]
-        require_within(
-            op,
-            rewriter,
-            shapes,
-            [index_sizes[d] for d in others],
-            [sizes[d] for d in others],
-            "indices",
-        )
+        require_sizes(op, rewriter, shapes, shapes.sizes(op.updates), index_sizes, "updates")
         output = copied_data(self, op, rewriter)
         indices, updates = buffer_of(rewriter, op.indices), buffer_of(rewriter, op.updates)
         size = shapes.index(sizes[axis])
@@ -287,7 +263,7 @@ class ScatterNDOpLowering(OnnxLowering[onnx.ScatterNDOp]):
         expected = [*index_sizes[:-1], *sizes[k:]]
         if len(update_sizes) != len(expected):
             raise unsupported(op, f"updates of rank {len(update_sizes)}, not {len(expected)}")
-        require_equal(op, rewriter, shapes, update_sizes, expected, "updates")
+        require_sizes(op, rewriter, shapes, update_sizes, expected, "updates")
         output = copied_data(self, op, rewriter)
         indices, updates = buffer_of(rewriter, op.indices), buffer_of(rewriter, op.updates)
         bounds = [shapes.index(s) for s in sizes[:k]]

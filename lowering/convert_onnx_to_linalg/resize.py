@@ -239,14 +239,9 @@ class ResizeOpLowering(OnnxLowering[onnx.ResizeOp]):
             size = sizes[axis]
             if isinstance(scale, float) and scale <= 0:
                 raise unsupported(op, f"scale {scale} is not positive")
-            if isinstance(scale, float) and isinstance(size, int):
-                out: Size = int(np.float64(scale) * size)
-            else:
-                if isinstance(scale, SSAValue):
-                    check(rewriter, op, compare(here, "ogt", scale, 0.0), "scales > 0")
-                width = mul(here, scale, of_index(here, shapes.index(size)))
-                out = to_index(here, here.insert(math_dialect.FloorOp(width)).result)
-            found.append(ResizedAxis(axis, size, out, scale))
+            if isinstance(scale, SSAValue):
+                check(rewriter, op, compare(here, "ogt", scale, 0.0), "scales > 0")
+            found.append(ResizedAxis(axis, size, self._scaled(here, scale, size, 0.0), scale))
         return found
 
     def _from_sizes(
@@ -289,13 +284,16 @@ class ResizeOpLowering(OnnxLowering[onnx.ResizeOp]):
                 scale = _binary(here, cls, scale, r)
         found: list[ResizedAxis] = []
         for a, s in zip(axes, inputs, strict=True):
-            if isinstance(scale, float) and isinstance(s, int):
-                out: Size = int(scale * s + 0.5)
-            else:
-                grown = add(here, mul(here, scale, of_index(here, shapes.index(s))), 0.5)
-                out = to_index(here, here.insert(math_dialect.FloorOp(grown)).result)
-            found.append(ResizedAxis(a, s, out, scale))
+            found.append(ResizedAxis(a, s, self._scaled(here, scale, s, 0.5), scale))
         return found
+
+    def _scaled(self, here: Builder, scale: Real, size: Size, offset: float) -> Size:
+        """floor(scale * size + offset): an output size (the reference's
+        int() of a positive double)."""
+        if isinstance(scale, float) and isinstance(size, int):
+            return int(np.float64(scale) * size + offset)
+        grown = add(here, mul(here, scale, of_index(here, self.shapes.index(size))), offset)
+        return to_index(here, here.insert(math_dialect.FloorOp(grown)).result)
 
     def _roi(
         self,
