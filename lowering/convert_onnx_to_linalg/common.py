@@ -301,6 +301,33 @@ def copy(
     )
 
 
+IndexedBody = Callable[[Builder, list[SSAValue], Sequence[SSAValue]], SSAValue]
+"""Builds the element at one output position: gets the position (one `index`
+per output axis) and the elements of the generic's inputs there."""
+
+
+def indexed_generic(
+    rewriter: PatternRewriter,
+    source: Operation,
+    output: SSAValue,
+    body: IndexedBody,
+    inputs: Sequence[SSAValue] = (),
+    input_maps: Sequence[AffineMap] = (),
+) -> linalg_ops.GenericOp:
+    """A parallel generic over every position of `output`: `body` gets the
+    position (`linalg.index` of each loop) and the elements of `inputs` (read
+    through `input_maps`), and gives the element to write, usually loaded
+    from a buffer at a position it computes."""
+    rank = len(shape_of(output))
+
+    def indexed(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        position: list[SSAValue] = [b.insert(linalg_ops.IndexOp(d)).result for d in range(rank)]
+        return body(b, position, args[: len(inputs)])
+
+    maps = [*input_maps, identity_map(rank)]
+    return generic(rewriter, source, inputs, [output], maps, [PARALLEL] * rank, indexed)
+
+
 def element_type(value: SSAValue) -> Attribute:
     """The element type of a tensor or memref value (a scalar's own type)."""
     value_type = value.type

@@ -42,6 +42,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     element_type,
     generic,
     identity_map,
+    indexed_generic,
     is_none,
     normalize_axis,
     shape_of,
@@ -52,7 +53,7 @@ from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.index_arith import Size, is_static, static
 
 
-def _partial(expr: AffineExpr) -> AffineExpr:
+def partial(expr: AffineExpr) -> AffineExpr:
     """`expr`, spelled `dN + 0` if it is a bare `dN`: a bare dim result must span
     its operand's whole dimension, and this one covers only part of it."""
     if isinstance(expr, AffineDimExpr):
@@ -135,7 +136,7 @@ class ConcatOpLowering(OnnxLowering[onnx.ConcatOp]):
             if not empty:
                 shifted: AffineExpr = AffineDimExpr(axis) + offset
                 if not self.shapes.same(size, out_shape[axis]):
-                    shifted = _partial(shifted)
+                    shifted = partial(shifted)
                 write = AffineMap(
                     rank, 0, tuple(shifted if d == axis else AffineDimExpr(d) for d in range(rank))
                 )
@@ -233,6 +234,50 @@ def _slice_bounds_at_run_time(
     return first, count
 
 
+def copy_window(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    buffer: SSAValue,
+    output: SSAValue,
+    first: Sequence[Size],
+    step: Sequence[Size],
+) -> None:
+    """Fill `output` with the elements of `buffer` at `first + d * step` along
+    each axis (a slice, a split piece): through the copy's read map when
+    every start and step is known, else loaded in the body at the position
+    it computes."""
+    rank = len(first)
+    in_shape, out_shape = shapes.sizes(buffer), shapes.sizes(output)
+    if is_static(first) and is_static(step):
+        reads = [AffineDimExpr(d) * step[d] + first[d] for d in range(rank)]
+        read = AffineMap(
+            rank,
+            0,
+            tuple(
+                e if shapes.same(in_shape[d], out_shape[d]) else partial(e)
+                for d, e in enumerate(reads)
+            ),
+        )
+        copy(rewriter, op, buffer, output, read, identity_map(rank))
+        return
+    starts_at = [None if f == 0 else shapes.index(f) for f in first]
+    strides = [None if s == 1 else shapes.index(s) for s in step]
+
+    def body(b: Builder, position: list[SSAValue], _: Sequence[SSAValue]) -> SSAValue:
+        reads: list[SSAValue] = []
+        for d, index in enumerate(position):
+            stride, start = strides[d], starts_at[d]
+            if stride is not None:
+                index = b.insert(arith.MuliOp(index, stride)).result
+            if start is not None:
+                index = b.insert(arith.AddiOp(start, index)).result
+            reads.append(index)
+        return b.insert(memref.LoadOp.get(buffer, reads)).res
+
+    indexed_generic(rewriter, op, output, body)
+
+
 class SliceOpLowering(OnnxLowering[onnx.SliceOp]):
     """`onnx.Slice`: `starts`, `ends`, optional `axes` (negative allowed) and
     `steps` (negative allowed, not 0), each a constant or computed at run
@@ -288,32 +333,7 @@ class SliceOpLowering(OnnxLowering[onnx.SliceOp]):
         if any(isinstance(s, int) and s == 0 for s in out_shape):
             self.replace(rewriter, op, [output])
             return
-        if is_static(first) and is_static(step_of):
-            reads = [AffineDimExpr(d) * step_of[d] + first[d] for d in range(rank)]
-            read = AffineMap(
-                rank,
-                0,
-                tuple(
-                    e if self.shapes.same(in_shape[d], out_shape[d]) else _partial(e)
-                    for d, e in enumerate(reads)
-                ),
-            )
-            copy(rewriter, op, buffer, output, read, identity_map(rank))
-        else:
-            starts_at = [self.shapes.index(f) for f in first]
-            strides = [None if s == 1 else self.shapes.index(s) for s in step_of]
-
-            def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-                position: list[SSAValue] = []
-                for d in range(rank):
-                    index = b.insert(IndexOp(d)).result
-                    stride = strides[d]
-                    if stride is not None:
-                        index = b.insert(arith.MuliOp(index, stride)).result
-                    position.append(b.insert(arith.AddiOp(starts_at[d], index)).result)
-                return b.insert(memref.LoadOp.get(buffer, position)).res
-
-            generic(rewriter, op, [], [output], [identity_map(rank)], [PARALLEL] * rank, body)
+        copy_window(rewriter, self.shapes, op, buffer, output, first, step_of)
         self.replace(rewriter, op, [output])
 
     def _run_time_axis(
@@ -431,6 +451,6 @@ def _progression(
     start = int(flat[0])
     index = AffineConstantExpr(start) if index is None else index + start
     results: list[AffineExpr] = [AffineDimExpr(d) for d in range(axis)]
-    results.append(index if flat.size == dim else _partial(index))
+    results.append(index if flat.size == dim else partial(index))
     results += [AffineDimExpr(d) for d in range(axis + q, out_rank)]
     return AffineMap(out_rank, 0, tuple(results))
