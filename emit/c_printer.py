@@ -38,8 +38,6 @@ from functools import singledispatchmethod
 from xdsl.dialects import affine, arith, func, memref, scf
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    BFloat16Type,
-    Float16Type,
     Float32Type,
     Float64Type,
     FloatAttr,
@@ -61,6 +59,7 @@ from xdsl.ir.affine import (
     AffineSymExpr,
 )
 
+from onnxc import element_types
 from onnxc.emit.c_names import Namer, c_comment
 from onnxc.emit.c_types import (
     bits,
@@ -176,7 +175,9 @@ _AFFINE_HELPERS = {
     AffineBinaryOpKind.CeilDiv: "onnxc_ceildiv",
     AffineBinaryOpKind.Mod: "onnxc_mod",
 }
-_NARROW_FLOAT = {Float16Type(): "f16", BFloat16Type(): "bf16"}
+_NARROW_FLOAT = {
+    row.ir_type: row.runtime_name for row in element_types.STORAGE_FLOATS if row.runtime_name
+}
 """Storage-only float types and the runtime's name for them."""
 
 
@@ -458,7 +459,8 @@ class BodyPrinter:
         )
 
     def _narrow_float_conversion(self, op: Operation) -> str | None:
-        """Conversions into or out of float16 / bfloat16 storage words."""
+        """Conversions into or out of storage-only float words (float16,
+        bfloat16, the 8-bit floats)."""
         result = op.results[0].type
         source = op.operands[0].type
         value = self.expr(op.operands[0])
@@ -473,6 +475,9 @@ class BodyPrinter:
         if isinstance(source, Float64Type):
             return f"onnxc_f64_to_{narrow}({value})"
         signed = op.name != "arith.uitofp"
+        if narrow not in ("f16", "bf16"):  # 8-bit floats: integers go through double
+            cast = signed_type(source) if signed else unsigned_type(source)
+            return f"onnxc_f64_to_{narrow}((double)({cast}){value})"
         if narrow == "f16" or bits(source) <= 32:
             # f16 overflows long before float stops holding integers exactly;
             # integers up to 32 bits are exact in double.

@@ -114,12 +114,13 @@ def int_literal(value: int, t: Attribute) -> str:
 def storage_literals(raw: bytes, t: Attribute, count: int) -> list[str]:
     """C initialisers of `count` elements of element type `t` from their raw
     little-endian bytes (a splat of one element is repeated). float16 and
-    bfloat16 are written as their storage words in hex, floats exactly."""
+    bfloat16 and the 8-bit floats are written as their storage words in hex,
+    floats exactly."""
     element = row(t)
     if element.kind is Kind.BOOL:
         values = (np.frombuffer(raw, dtype=np.uint8) != 0).astype(np.uint8)
     elif element.compute_type is not None:
-        values = np.frombuffer(raw, dtype="<u2")
+        values = np.frombuffer(raw, dtype=f"<u{element.size}")
     else:
         values = np.frombuffer(raw, dtype=element.numpy_dtype.newbyteorder("<"))
     if values.size == 1 and count != 1:
@@ -127,7 +128,7 @@ def storage_literals(raw: bytes, t: Attribute, count: int) -> list[str]:
     if values.size != count:
         raise CEmitError(f"a weight holds {values.size} values, its type needs {count}")
     if element.compute_type is not None:
-        return [f"0x{int(v):04x}" for v in values.tolist()]
+        return [f"0x{int(v):0{2 * element.size}x}" for v in values.tolist()]
     if element.kind is Kind.FLOAT:
         return [float_literal(float(v), t) for v in values.tolist()]
     return [int_literal(int(v), t) for v in values.tolist()]

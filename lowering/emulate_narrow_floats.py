@@ -1,4 +1,5 @@
-"""`emulate-narrow-floats`: compute float16 and bfloat16 in float.
+"""`emulate-narrow-floats`: compute float16, bfloat16 and the 8-bit floats in
+float.
 
 C99 has no 16-bit float types, and most microcontrollers no 16-bit float
 arithmetic, so generated code keeps float16 and bfloat16 tensors as 16-bit
@@ -30,8 +31,6 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float16Type,
     Float32Type,
     FloatAttr,
     MemRefType,
@@ -43,7 +42,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc import element_types
 
-NARROW: tuple[Attribute, ...] = (Float16Type(), BFloat16Type())
+NARROW: tuple[Attribute, ...] = tuple(row.ir_type for row in element_types.STORAGE_FLOATS)
 WIDE = Float32Type()
 
 _NARROW_PRODUCERS = (memref.LoadOp, arith.TruncFOp, arith.SIToFPOp, arith.UIToFPOp, arith.BitcastOp)

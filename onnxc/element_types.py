@@ -7,10 +7,11 @@ planner and the report (sizes), the C printer (storage types, runtime enum), and
 the cffi loader (numpy dtypes of C arguments). Adding a type is one row.
 
 Storage follows the C contract in DESIGN.md: bool is a `uint8_t` holding 0 or 1;
-integers are `<stdint.h>` types; float16 and bfloat16 are `uint16_t` words that
-generated code converts to float to compute (runtime_c helpers, round to nearest
-even). The type decides the storage; an operation decides the meaning (MLIR's
-rule): `arith.divui` on a signed type is an unsigned division.
+integers are `<stdint.h>` types; float16, bfloat16 and the 8-bit floats are
+`uint16_t` / `uint8_t` words that generated code converts to float to compute
+(runtime_c helpers, round to nearest even). The type decides the storage; an
+operation decides the meaning (MLIR's rule): `arith.divui` on a signed type is
+an unsigned division.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ import numpy as np
 from onnx import TensorProto
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -61,6 +66,9 @@ class ElementType:
     size: int
     kind: Kind
     compute_type: Attribute | None = None
+    runtime_name: str | None = None
+    """For storage-only floats: the runtime's name of the format, in its
+    conversion helpers (`onnxc_f8e4m3fn_to_f32`)."""
 
     @property
     def enum(self) -> str:
@@ -92,31 +100,50 @@ def _row(
     dtype: type | np.dtype,
     kind: Kind,
     compute: Attribute | None = None,
+    runtime_name: str | None = None,
 ) -> ElementType:
     numpy_type = np.dtype(dtype)
-    return ElementType(name, code, ir_type, c_type, numpy_type, numpy_type.itemsize, kind, compute)
+    size = numpy_type.itemsize
+    return ElementType(name, code, ir_type, c_type, numpy_type, size, kind, compute, runtime_name)
+
+
+def _storage_float(
+    name: str, code: int, ir_type: Attribute, dtype: type, runtime: str
+) -> ElementType:
+    """A float format C has no type for: stored as an unsigned word of its
+    width, computed in float through the runtime's conversions."""
+    width = np.dtype(dtype).itemsize * 8
+    return _row(name, code, ir_type, f"uint{width}_t", dtype, Kind.FLOAT, Float32Type(), runtime)
 
 
 ELEMENT_TYPES: tuple[ElementType, ...] = (
     _row("float", TensorProto.FLOAT, Float32Type(), "float", np.float32, Kind.FLOAT),
     _row("double", TensorProto.DOUBLE, Float64Type(), "double", np.float64, Kind.FLOAT),
-    _row(
-        "float16",
-        TensorProto.FLOAT16,
-        Float16Type(),
-        "uint16_t",
-        np.float16,
-        Kind.FLOAT,
-        Float32Type(),
+    _storage_float("float16", TensorProto.FLOAT16, Float16Type(), np.float16, "f16"),
+    _storage_float("bfloat16", TensorProto.BFLOAT16, BFloat16Type(), ml_dtypes.bfloat16, "bf16"),
+    _storage_float(
+        "float8e4m3fn",
+        TensorProto.FLOAT8E4M3FN,
+        Float8E4M3FNType(),
+        ml_dtypes.float8_e4m3fn,
+        "f8e4m3fn",
     ),
-    _row(
-        "bfloat16",
-        TensorProto.BFLOAT16,
-        BFloat16Type(),
-        "uint16_t",
-        ml_dtypes.bfloat16,
-        Kind.FLOAT,
-        Float32Type(),
+    _storage_float(
+        "float8e4m3fnuz",
+        TensorProto.FLOAT8E4M3FNUZ,
+        Float8E4M3FNUZType(),
+        ml_dtypes.float8_e4m3fnuz,
+        "f8e4m3fnuz",
+    ),
+    _storage_float(
+        "float8e5m2", TensorProto.FLOAT8E5M2, Float8E5M2Type(), ml_dtypes.float8_e5m2, "f8e5m2"
+    ),
+    _storage_float(
+        "float8e5m2fnuz",
+        TensorProto.FLOAT8E5M2FNUZ,
+        Float8E5M2FNUZType(),
+        ml_dtypes.float8_e5m2fnuz,
+        "f8e5m2fnuz",
     ),
     _row("int8", TensorProto.INT8, IntegerType(8), "int8_t", np.int8, Kind.SIGNED),
     _row("int16", TensorProto.INT16, IntegerType(16), "int16_t", np.int16, Kind.SIGNED),
@@ -156,6 +183,9 @@ ELEMENT_TYPES: tuple[ElementType, ...] = (
     ),
     _row("bool", TensorProto.BOOL, IntegerType(1), "uint8_t", np.bool_, Kind.BOOL),
 )
+
+STORAGE_FLOATS: tuple[ElementType, ...] = tuple(r for r in ELEMENT_TYPES if r.runtime_name)
+"""The float formats stored as words and computed in float."""
 
 _BY_NAME = {row.name: row for row in ELEMENT_TYPES}
 _BY_CODE = {row.onnx_code: row for row in ELEMENT_TYPES}
@@ -211,6 +241,8 @@ def kind_of(element_type: Attribute) -> Kind:
         if element_type.signedness.data == Signedness.UNSIGNED:
             return Kind.UNSIGNED
         return Kind.SIGNED
-    if isinstance(element_type, Float32Type | Float64Type | Float16Type | BFloat16Type):
+    if any(element_type == row.ir_type for row in STORAGE_FLOATS) or isinstance(
+        element_type, Float32Type | Float64Type
+    ):
         return Kind.FLOAT
     return Kind.SIGNED  # index

@@ -77,6 +77,10 @@ static inline size_t onnxc_dtype_size(int32_t dtype) {
   case ONNXC_DTYPE_UINT8:
   case ONNXC_DTYPE_INT8:
   case ONNXC_DTYPE_BOOL:
+  case ONNXC_DTYPE_FLOAT8E4M3FN:
+  case ONNXC_DTYPE_FLOAT8E4M3FNUZ:
+  case ONNXC_DTYPE_FLOAT8E5M2:
+  case ONNXC_DTYPE_FLOAT8E5M2FNUZ:
     return 1;
   case ONNXC_DTYPE_UINT16:
   case ONNXC_DTYPE_INT16:
@@ -454,6 +458,113 @@ static inline uint16_t onnxc_i64_to_bf16(int64_t x) {
   magnitude = onnxc_u64_to_bf16(0u - (uint64_t)x);
   return (uint16_t)(magnitude | 0x8000u);
 }
+
+/*
+ * ---- 8-bit floats (OCP FP8, as ONNX defines them) -------------------------
+ * Stored as uint8_t and computed in float. `mbits` mantissa bits, the
+ * exponent bias, and how the format spells its special values:
+ *   IEEE  (E5M2)     infinities and NaNs as IEEE 754, negative zero;
+ *   FN    (E4M3FN)   no infinities, S.1111.111 is NaN, negative zero;
+ *   FNUZ  (E4M3FNUZ, E5M2FNUZ)  no infinities, no negative zero, 0x80 is NaN.
+ * Widening is exact. Narrowing rounds to nearest, ties to even, and does not
+ * saturate: what rounds beyond the largest finite value becomes infinity
+ * (IEEE) or NaN (FN, FNUZ), as does an infinity; Cast's `saturate` clamps
+ * before narrowing.
+ */
+enum { ONNXC_F8_IEEE = 0, ONNXC_F8_FN = 1, ONNXC_F8_FNUZ = 2 };
+
+static inline float onnxc_f8_to_f32(uint8_t v, int mbits, int bias, int style) {
+  uint32_t sign = (uint32_t)(v & 0x80u) << 24;
+  uint32_t emax = (1u << (7 - mbits)) - 1u;
+  uint32_t exponent = ((uint32_t)v >> mbits) & emax;
+  uint32_t mantissa = (uint32_t)v & ((1u << mbits) - 1u);
+  int32_t unbiased;
+  if ((style == ONNXC_F8_FNUZ && v == 0x80u) || (style == ONNXC_F8_FN && (v & 0x7fu) == 0x7fu) ||
+      (style == ONNXC_F8_IEEE && exponent == emax && mantissa != 0)) {
+    return onnxc_f32_bits((int32_t)(sign | 0x7fc00000u));
+  }
+  if (style == ONNXC_F8_IEEE && exponent == emax) {
+    return onnxc_f32_bits((int32_t)(sign | 0x7f800000u));
+  }
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      return onnxc_f32_bits((int32_t)sign);
+    }
+    unbiased = 1 - bias; /* normalise the subnormal */
+    while ((mantissa & (1u << mbits)) == 0) {
+      mantissa <<= 1;
+      --unbiased;
+    }
+    mantissa &= (1u << mbits) - 1u;
+  } else {
+    unbiased = (int32_t)exponent - bias;
+  }
+  return onnxc_f32_bits(
+      (int32_t)(sign | ((uint32_t)(unbiased + 127) << 23) | (mantissa << (23 - mbits))));
+}
+
+static inline uint8_t onnxc_f32_to_f8(float f, int mbits, int bias, int style) {
+  uint32_t x = (uint32_t)onnxc_bits_f32(f);
+  uint32_t sign = (x >> 24) & 0x80u;
+  uint32_t magnitude = x & 0x7fffffffu;
+  uint32_t emax = (1u << (7 - mbits)) - 1u;
+  uint32_t nan = style == ONNXC_F8_FNUZ ? 0x80u : (sign | 0x7fu);
+  uint32_t largest = style == ONNXC_F8_IEEE  ? (((emax - 1u) << mbits) | ((1u << mbits) - 1u))
+                     : style == ONNXC_F8_FN ? 0x7eu
+                                            : 0x7fu;
+  uint32_t overflow = style == ONNXC_F8_IEEE ? (sign | (emax << mbits)) : nan;
+  uint32_t zero = style == ONNXC_F8_FNUZ ? 0u : sign;
+  int32_t exponent = (int32_t)(magnitude >> 23) - 127 + bias; /* biased, if normal */
+  uint32_t significand = (magnitude & 0x7fffffu) | 0x800000u;
+  uint32_t shift;
+  uint32_t result;
+  uint32_t rest;
+  uint32_t halfway;
+  if (magnitude > 0x7f800000u) {
+    return (uint8_t)nan;
+  }
+  if (magnitude == 0x7f800000u) {
+    return (uint8_t)overflow;
+  }
+  if ((magnitude >> 23) == 0) {
+    return (uint8_t)zero; /* float subnormals are far below 8-bit floats */
+  }
+  if (exponent >= 1) {
+    shift = 23u - (uint32_t)mbits;
+    result = ((uint32_t)exponent << mbits) | ((significand >> shift) & ((1u << mbits) - 1u));
+  } else {
+    shift = 23u - (uint32_t)mbits + (uint32_t)(1 - exponent);
+    if (shift > 25u) {
+      return (uint8_t)zero; /* below half the smallest subnormal */
+    }
+    result = significand >> shift;
+  }
+  rest = significand & ((1u << shift) - 1u);
+  halfway = 1u << (shift - 1u);
+  if (rest > halfway || (rest == halfway && (result & 1u))) {
+    ++result; /* may carry into the exponent, which is right */
+  }
+  if (result > largest) {
+    return (uint8_t)overflow;
+  }
+  return (uint8_t)(result == 0 ? zero : (sign | result));
+}
+
+#define ONNXC_F8_FORMAT(name, mbits, bias, style)                                  \
+  static inline float onnxc_##name##_to_f32(uint8_t v) {                           \
+    return onnxc_f8_to_f32(v, mbits, bias, style);                                 \
+  }                                                                                \
+  static inline uint8_t onnxc_f32_to_##name(float f) {                             \
+    return onnxc_f32_to_f8(f, mbits, bias, style);                                 \
+  }                                                                                \
+  static inline uint8_t onnxc_f64_to_##name(double d) {                            \
+    return onnxc_f32_to_f8(onnxc_f64_to_f32_odd(d), mbits, bias, style);           \
+  }
+
+ONNXC_F8_FORMAT(f8e4m3fn, 3, 7, ONNXC_F8_FN)
+ONNXC_F8_FORMAT(f8e4m3fnuz, 3, 8, ONNXC_F8_FNUZ)
+ONNXC_F8_FORMAT(f8e5m2, 2, 15, ONNXC_F8_IEEE)
+ONNXC_F8_FORMAT(f8e5m2fnuz, 2, 16, ONNXC_F8_FNUZ)
 
 #ifdef __cplusplus
 }

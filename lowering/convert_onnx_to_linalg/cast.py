@@ -4,8 +4,13 @@ conversion means)."""
 
 from __future__ import annotations
 
+import ml_dtypes
+from xdsl.builder import Builder
+from xdsl.dialects.builtin import Float32Type
+from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
+from onnxc import element_types
 from onnxc.dialects import onnx
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
@@ -14,11 +19,29 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     elementwise,
     memref_type,
 )
+from onnxc.lowering.convert_onnx_to_linalg.scalar import constant
+
+
+def saturated(b: Builder, value: SSAValue, target: Attribute) -> SSAValue:
+    """`value` converted to the 8-bit float `target` with saturation (Cast's
+    `saturate`): values beyond the format's largest finite value, infinities
+    included, become it (clamped in float); NaN stays NaN."""
+    wide = scalar.convert(b, value, Float32Type())
+    largest = float(ml_dtypes.finfo(element_types.row_of(target).numpy_dtype).max)
+    above = scalar.MAX(b, wide, constant(b, -largest, wide.type))
+    clamped = scalar.MIN(b, above, constant(b, largest, wide.type))
+    return scalar.convert(b, clamped, target)
+
+
+def _is_float8(t: Attribute) -> bool:
+    row = element_types.of_ir(t)
+    return row is not None and row.runtime_name is not None and row.size == 1
 
 
 class CastPattern(OnnxLowering[onnx.OnnxOp]):
     """Base of Cast and CastLike: a conversion of the first operand to the
-    result's element type; a cast to the same type is the input buffer."""
+    result's element type; a cast to the same type is the input buffer. A
+    conversion to an 8-bit float saturates unless `saturate` is 0."""
 
     def rewrite(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> None:
         source_type = memref_type(op.operands[0].type).get_element_type()
@@ -26,18 +49,20 @@ class CastPattern(OnnxLowering[onnx.OnnxOp]):
         if source_type == target_type:
             self.replace(rewriter, op, [buffer_of(rewriter, op.operands[0])])
             return
+        saturate = _is_float8(target_type) and bool(op.attr("saturate"))
+        convert = saturated if saturate else scalar.convert
         elementwise(
             rewriter,
             self.shapes,
             op,
-            lambda b, args: scalar.convert(b, args[0], target_type),
+            lambda b, args: convert(b, args[0], target_type),
             inputs=[op.operands[0]],
         )
 
 
 class CastOpLowering(CastPattern):
-    """`onnx.Cast` -> an elementwise conversion to `to`. `saturate` and
-    `round_mode` only concern 8-bit floats, which the table does not have yet."""
+    """`onnx.Cast` -> an elementwise conversion to `to`; `saturate` as above
+    (`round_mode` concerns float8e8m0, which the table does not have)."""
 
     source = onnx.CastOp
 

@@ -505,7 +505,9 @@ def expected(node: Node) -> tuple[list[np.ndarray], str]:
             session = ort.InferenceSession(
                 model.SerializeToString(), providers=["CPUExecutionProvider"]
             )
-            return list(session.run(None, node.feeds)), "onnxruntime"
+            outputs = session.run(None, node.feeds)
+            typed = [_typed(o, info) for o, info in zip(outputs, node.outputs, strict=True)]
+            return typed, "onnxruntime"
         except Exception:  # no kernel for this type (NOT_IMPLEMENTED and kin)
             pass
     formula = CASES[node.node.op_type].formula
@@ -568,12 +570,23 @@ def spec_shape(info: onnx.ValueInfoProto) -> list[int]:
 TOLERANCE = {"float": 1e-5, "double": 1e-12, "float16": 2e-3, "bfloat16": 1.6e-2}
 
 
+def _typed(value: np.ndarray, info: onnx.ValueInfoProto) -> np.ndarray:
+    """An onnxruntime output as its ONNX type: onnxruntime hands 8-bit float
+    tensors back as their uint8 codes."""
+    row = element_types.by_onnx_code(info.type.tensor_type.elem_type)
+    value = np.asarray(value)
+    if row is not None and value.dtype == np.uint8 and row.numpy_dtype != np.uint8:
+        return value.view(row.numpy_dtype)
+    return value
+
+
 def saturated_cast(node: Node, got: np.ndarray, want: np.ndarray) -> np.ndarray:
     """A float-to-integer Cast of values out of the target's range is undefined
     in ONNX (onnxruntime wraps on x86); onnxc saturates and maps NaN to 0.
     Those elements get onnxc's definition; the others keep onnxruntime's."""
     source = next(iter(node.feeds.values()))
-    if source.dtype.kind != "f" and str(source.dtype) != "bfloat16":
+    row = element_types.of_numpy(source.dtype)
+    if row is None or row.kind is not Kind.FLOAT:
         return want
     if got.dtype.kind not in "iu":
         return want

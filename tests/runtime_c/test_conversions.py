@@ -19,6 +19,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from onnxc import element_types
 from onnxc.runtime_c import runtime_dir
 
 DRIVER = r"""
@@ -189,3 +190,66 @@ def test_float_to_int_saturates(driver: Path) -> None:
     values = np.array([1.9, -1.9, 127.5, 300.0, -1e30, np.inf, -np.inf, np.nan, -128.0])
     got = [int(v) for v in run(driver, "sat", values.view(np.uint64).tolist())]
     assert got == [1, -1, 127, 127, -128, 127, -128, 0, -128]
+
+
+FLOAT8 = ["float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz"]
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+def test_float8_conversions_match_ml_dtypes(name: str, tmp_path: Path) -> None:
+    """Every code widens exactly; random floats of every magnitude, the
+    boundaries and the special values narrow as ml_dtypes does (round to
+    nearest even, no saturation: overflow is infinity or NaN)."""
+    row = element_types.by_name(name)
+    assert row is not None and row.runtime_name is not None
+    rng = np.random.default_rng(3)
+    finite = rng.standard_normal(20000) * np.exp(rng.uniform(-24, 12, 20000))
+    largest = float(ml_dtypes.finfo(row.numpy_dtype).max)
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, largest, largest * 1.03, largest * 1.1]
+    floats = np.concatenate([finite, edges]).astype(np.float32)
+    codes = np.arange(256, dtype=np.uint8)
+    widened, narrowed = _run_float8(row.runtime_name, codes, floats, tmp_path)
+    expected_wide = codes.view(row.numpy_dtype).astype(np.float32)
+    both_nan = np.isnan(widened) & np.isnan(expected_wide)
+    assert np.all((widened.view(np.uint32) == expected_wide.view(np.uint32)) | both_nan)
+    expected = floats.astype(row.numpy_dtype)
+    nan = np.isnan(expected.astype(np.float32)) & np.isnan(
+        narrowed.view(row.numpy_dtype).astype(np.float32)
+    )
+    assert np.all((narrowed == expected.view(np.uint8)) | nan)
+
+
+def _run_float8(
+    runtime: str, codes: np.ndarray, floats: np.ndarray, folder: Path
+) -> tuple[np.ndarray, np.ndarray]:
+    source = folder / "f8.c"
+    source.write_text(
+        f"""#include "onnxc_runtime.h"
+#include <stdio.h>
+int main(void) {{
+  uint8_t code;
+  float f;
+  size_t k;
+  for (k = 0; k < {codes.size}u && fread(&code, 1, 1, stdin) == 1; ++k) {{
+    f = onnxc_{runtime}_to_f32(code);
+    fwrite(&f, 4, 1, stdout);
+  }}
+  while (fread(&f, 4, 1, stdin) == 1) {{
+    code = onnxc_f32_to_{runtime}(f);
+    fwrite(&code, 1, 1, stdout);
+  }}
+  return 0;
+}}
+"""
+    )
+    binary = folder / "f8"
+    subprocess.run(
+        ["cc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", f"-I{runtime_dir()}"]
+        + [str(source), "-o", str(binary), "-lm"],
+        check=True,
+    )
+    out = subprocess.run(
+        [str(binary)], input=codes.tobytes() + floats.tobytes(), capture_output=True, check=True
+    ).stdout
+    widened = np.frombuffer(out[: 4 * codes.size], np.float32)
+    return widened, np.frombuffer(out[4 * codes.size :], np.uint8)
