@@ -41,19 +41,21 @@ _BLOB_ALIGNMENT_PREFIX = (4).to_bytes(4, "little")
 
 def numpy_dtype(element_type: Attribute) -> np.dtype:
     """The numpy dtype holding elements of `element_type` (the element-type table)."""
+    return _row(element_type).numpy_dtype
+
+
+def _row(element_type: Attribute) -> element_types.ElementType:
     row = element_types.of_ir(element_type)
     if row is None:
         raise TypeError(f"no numpy dtype for element type {element_type}")
-    return row.numpy_dtype
+    return row
 
 
 def _storage(array: np.ndarray, element_type: Attribute) -> bytes:
     """The raw little-endian bytes of `array` as elements of `element_type`
-    (bool as one byte 0/1)."""
-    data = np.ascontiguousarray(array, dtype=numpy_dtype(element_type))
-    if data.dtype == np.bool_:
-        data = data.astype(np.uint8)
-    return data.tobytes()
+    (one storage element each: bool as a byte 0/1, the 4-bit and 2-bit types
+    as a byte each, see `ElementType.storage_dtype`)."""
+    return _row(element_type).to_storage(array).tobytes()
 
 
 def _blob_storage() -> OpAsmDialectInterface:
@@ -101,15 +103,13 @@ def elements_to_numpy(attr: Attribute) -> np.ndarray:
         raw = bytes.fromhex(blob[2:])[len(_BLOB_ALIGNMENT_PREFIX) :]
     else:
         raise TypeError(f"not an elements attribute: {attr}")
-    element_type = shaped.get_element_type()
-    dtype = numpy_dtype(element_type)
-    storage_dtype = np.uint8 if dtype == np.bool_ else dtype
+    row = _row(shaped.get_element_type())
     shape = tuple(shaped.get_shape())
     count = int(np.prod(shape)) if shape else 1
-    values = np.frombuffer(raw, dtype=storage_dtype)
+    values = np.frombuffer(raw, dtype=row.storage_dtype)
     if values.size == 1 and count != 1:
-        values = np.full(count, values[0], dtype=storage_dtype)  # splat
-    return values.reshape(shape).astype(dtype, copy=True)
+        values = np.full(count, values[0], dtype=row.storage_dtype)  # splat
+    return row.from_storage(values.reshape(shape)).copy()
 
 
 def release_resources(handles: set[str]) -> None:

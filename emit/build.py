@@ -253,17 +253,19 @@ class CompiledC:
         ffi = self.ffi
         keep: list[Any] = []
         tensors_in = ffi.new("onnxc_tensor[]", max(1, len(inputs)))
-        for k, array in enumerate(inputs):
+        for k, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
             shape = ffi.new("int64_t[]", list(array.shape) or [0])
-            keep.append(shape)
-            tensors_in[k].data = ffi.cast("void *", ffi.from_buffer(array, require_writable=False))
+            storage = spec.element.pack(array)
+            keep += [shape, storage]
+            data = ffi.from_buffer(storage, require_writable=False)
+            tensors_in[k].data = ffi.cast("void *", data)
             tensors_in[k].capacity = array.size
             tensors_in[k].shape = shape
         tensors_out = ffi.new("onnxc_tensor[]", max(1, len(self.outputs)))
         shapes = [ffi.new("int64_t[]", max(1, len(s.shape))) for s in self.outputs]
         while True:  # each failed attempt asks for more, or the run fails
             buffers = [
-                np.empty(max(1, c), s.element.numpy_dtype)
+                np.empty(max(1, s.element.storage_count(c)), s.element.pack_dtype)
                 for c, s in zip(capacities, self.outputs, strict=True)
             ]
             for k, (buffer, capacity) in enumerate(zip(buffers, capacities, strict=True)):
@@ -291,7 +293,7 @@ class CompiledC:
             outputs: list[np.ndarray] = []
             for k, (buffer, spec) in enumerate(zip(buffers, self.outputs, strict=True)):
                 shape = tuple(int(shapes[k][d]) for d in range(len(spec.shape)))
-                outputs.append(buffer[: math.prod(shape)].reshape(shape))
+                outputs.append(spec.element.unpack(buffer, math.prod(shape)).reshape(shape))
             return outputs
 
 

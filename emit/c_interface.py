@@ -82,7 +82,7 @@ class CParam:
 
     @property
     def c_type(self) -> str:
-        return self.element.c_type
+        return self.element.storage_c_type
 
     @property
     def dtype_code(self) -> str:
@@ -345,7 +345,7 @@ class ModelPrinter:
         body.emit(f"if ({param}->capacity < (size_t)({count})) {{")
         body.emit("  return ONNXC_ERR_CAPACITY;")
         body.emit("}")
-        ct = row(t.element_type).c_type
+        ct = row(t.element_type).storage_c_type
         data = self.namer.take(f"{param}_data")
         body.emit(f"{ct} *const {data} = ({ct} *){param}->data;")
         body.bind_memref(op.result, data, sizes)
@@ -376,7 +376,7 @@ class ModelPrinter:
             for d in t.get_shape():
                 count *= d
             values = storage_literals(bytes(g.initial_value.data.data), t.element_type, count)
-            ct = row(t.element_type).c_type
+            ct = row(t.element_type).storage_c_type
             decl = f"const {ct} {name}[{max(1, len(values))}] ONNXC_WEIGHT_ATTRIBUTES"
             declarations.append(f"extern {decl};")
             if values:
@@ -616,6 +616,14 @@ class ModelPrinter:
             f"extern const onnxc_tensor_info {name}_outputs[];",
             "",
         ]
+        packed = sorted({p.element.name for p in params if p.element.packing > 1})
+        if packed:
+            lines += [
+                f"/* {', '.join(packed)} tensors are packed bytes: two 4-bit (four 2-bit)",
+                "   elements per byte, the first in the least significant bits, as ONNX",
+                "   serialises them (see onnxc_packed_get); capacities count elements. */",
+                "",
+            ]
         if bound is not None:
             lines += [
                 "#ifndef ONNXC_NO_DEFAULT_ARENA",

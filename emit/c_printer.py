@@ -24,6 +24,9 @@ Conventions of the generated C:
 - float16 and bfloat16 values appear only as storage words: `emulate-narrow-
   floats` has turned their arithmetic into float, and the printer converts at
   loads and stores with the runtime helpers;
+- buffers of the 4-bit and 2-bit types are packed bytes, read and written an
+  element at a time with the runtime's `onnxc_packed_get`/`_set`; their
+  scalars are 8-bit C values kept in range (signed ones sign-extended);
 - `math.roundeven` is `rint` (the default rounding mode); `maximumf` and
   `minimumf` propagate NaN but do not order -0 and +0.
 """
@@ -60,6 +63,7 @@ from xdsl.ir.affine import (
 )
 
 from onnxc import element_types
+from onnxc.element_types import Kind
 from onnxc.emit.c_names import Namer, c_comment
 from onnxc.emit.c_types import (
     bits,
@@ -68,7 +72,9 @@ from onnxc.emit.c_types import (
     int_literal,
     is_float,
     libm_suffix,
+    packed_bits,
     signed_type,
+    storage_type,
     unsigned_type,
     wide_unsigned_type,
 )
@@ -170,6 +176,10 @@ _CMPI = {
     "ugt": "{U}{0} > {U}{1}",
     "uge": "{U}{0} >= {U}{1}",
 }
+_KEEPS_RANGE = frozenset(
+    {"arith.select", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui"}
+)
+"""Integer ops whose result is one of their operands."""
 _AFFINE_HELPERS = {
     AffineBinaryOpKind.FloorDiv: "onnxc_floordiv",
     AffineBinaryOpKind.CeilDiv: "onnxc_ceildiv",
@@ -367,7 +377,19 @@ class BodyPrinter:
             if fmt is None:
                 raise CEmitError(self._unsupported(op))
             text = self.format(fmt, op)
-        self.define(op.results[0], text)
+        self.define(op.results[0], self._in_range(op, text))
+
+    def _in_range(self, op: Operation, text: str) -> str:
+        """`text` brought back into the range of a 4-bit or 2-bit integer
+        result (dropping high bits, as two's complement does), unless the op
+        cannot leave it."""
+        result = op.results[0].type
+        width = packed_bits(result)
+        if not width or is_float(result) or op.name in _KEEPS_RANGE:
+            return text
+        if element_types.kind_of(result) is Kind.SIGNED:
+            return f"onnxc_sign_extend((uint32_t)({text}), {width})"
+        return f"(uint8_t)(({text}) & {(1 << width) - 1}u)"
 
     def format(self, fmt: str, op: Operation) -> str:
         result = op.results[0].type
@@ -449,6 +471,8 @@ class BodyPrinter:
     def _float_to_int(self, op: Operation) -> str:
         result = op.results[0].type
         width = bits(result)
+        if packed_bits(result):  # through int32, then the low bits (`_in_range`)
+            return self.format("(int32_t)onnxc_fptosi({0}, INT32_MIN, INT32_MAX)", op)
         if op.name == "arith.fptoui":
             high = "UINT64_MAX" if width == 64 else f"{(1 << width) - 1}u"
             return self.format(f"({{t}})onnxc_fptoui({{0}}, {high})", op)
@@ -536,7 +560,7 @@ class BodyPrinter:
         """`memref.view %bytes[%shift][sizes]`: a typed pointer into a byte buffer."""
         t = op.result.type
         assert isinstance(t, MemRefType)
-        ct = c_type(t.element_type)
+        ct = storage_type(t.element_type)
         source, shift = self.buffer(op.source).pointer, self.expr(op.byte_shift)
         base = source if shift == "0" else f"({source} + {shift})"
         name = self.local_name(op.result, "buf")
@@ -579,11 +603,25 @@ class BodyPrinter:
 
     @print_op.register(memref.LoadOp)
     def _print_memref_load(self, op: memref.LoadOp) -> None:
-        self.define(op.res, self.element(op.memref, op.indices))
+        width = packed_bits(op.res.type)
+        if not width:
+            self.define(op.res, self.element(op.memref, op.indices))
+            return
+        pointer, offset = self.buffer(op.memref).pointer, self.offset(op.memref, op.indices)
+        code = f"onnxc_packed_get({pointer}, {offset}, {width})"
+        if element_types.kind_of(op.res.type) is Kind.SIGNED:
+            code = f"onnxc_sign_extend({code}, {width})"
+        self.define(op.res, f"({c_type(op.res.type)}){code}")
 
     @print_op.register(memref.StoreOp)
     def _print_memref_store(self, op: memref.StoreOp) -> None:
-        self.emit(f"{self.element(op.memref, op.indices)} = {self.expr(op.value)};")
+        width = packed_bits(op.value.type)
+        if not width:
+            self.emit(f"{self.element(op.memref, op.indices)} = {self.expr(op.value)};")
+            return
+        pointer, offset = self.buffer(op.memref).pointer, self.offset(op.memref, op.indices)
+        code = f"(uint32_t)(uint8_t){self.expr(op.value)}"
+        self.emit(f"onnxc_packed_set({pointer}, {offset}, {width}, {code});")
 
     @print_op.register(memref.CopyOp)
     def _print_memref_copy(self, op: memref.CopyOp) -> None:
@@ -591,6 +629,16 @@ class BodyPrinter:
         count = "1"
         for size in source.sizes:
             count = mul(count, size)
+        source_type = op.source.type
+        assert isinstance(source_type, MemRefType)
+        width = packed_bits(source_type.element_type)
+        if width:  # whole packed buffers: copy their bytes
+            per_byte = 8 // width
+            count = (
+                str(-(-int(count) // per_byte))
+                if _is_literal(count)
+                else f"(({count}) + {per_byte - 1}) / {per_byte}"
+            )
         if count == "1":
             self.emit(f"{target.pointer}[0] = {source.pointer}[0];")
         elif count != "0":

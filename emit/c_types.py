@@ -34,6 +34,18 @@ def c_type(t: Attribute) -> str:
     return row(t).c_type
 
 
+def storage_type(t: Attribute) -> str:
+    """The C type a buffer of element type `t` points to (`uint8_t` bytes for
+    the packed 4-bit and 2-bit types)."""
+    return row(t).storage_c_type
+
+
+def packed_bits(t: Attribute) -> int:
+    """The bits of one element of a packed type (4 or 2), else 0."""
+    found = element_types.of_ir(t)
+    return found.bits if found is not None and found.packing > 1 else 0
+
+
 def unsigned_type(t: Attribute) -> str:
     """The unsigned C type of `t`'s width (wrapping arithmetic, unsigned
     comparisons, logical shifts); `size_t` for index."""
@@ -112,21 +124,25 @@ def int_literal(value: int, t: Attribute) -> str:
 
 
 def storage_literals(raw: bytes, t: Attribute, count: int) -> list[str]:
-    """C initialisers of `count` elements of element type `t` from their raw
-    little-endian bytes (a splat of one element is repeated). float16 and
+    """C initialisers of a tensor of `count` elements of element type `t` from
+    the raw bytes of its IR constant (one storage element each, see
+    `ElementType.storage_dtype`; a splat of one element is repeated). float16,
     bfloat16 and the 8-bit floats are written as their storage words in hex,
-    floats exactly."""
+    the packed 4-bit and 2-bit types as their bytes in hex, floats exactly."""
     element = row(t)
     if element.kind is Kind.BOOL:
         values = (np.frombuffer(raw, dtype=np.uint8) != 0).astype(np.uint8)
-    elif element.compute_type is not None:
+    elif element.compute_type is not None and element.packing == 1:
         values = np.frombuffer(raw, dtype=f"<u{element.size}")
     else:
-        values = np.frombuffer(raw, dtype=element.numpy_dtype.newbyteorder("<"))
+        values = np.frombuffer(raw, dtype=element.storage_dtype.newbyteorder("<"))
     if values.size == 1 and count != 1:
         values = np.broadcast_to(values, (count,))
     if values.size != count:
         raise CEmitError(f"a weight holds {values.size} values, its type needs {count}")
+    if element.packing > 1:
+        packed = element.pack(element.from_storage(values))
+        return [f"0x{int(v):02x}" for v in packed.tolist()]
     if element.compute_type is not None:
         return [f"0x{int(v):0{2 * element.size}x}" for v in values.tolist()]
     if element.kind is Kind.FLOAT:

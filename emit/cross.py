@@ -217,22 +217,25 @@ class EmulatedC:
         with tempfile.TemporaryDirectory(prefix="onnxc-run-") as tmp:
             folder = Path(tmp)
             for k, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
-                little = spec.element.numpy_dtype.newbyteorder("<")
-                array.astype(little, copy=False).tofile(folder / f"input{k}.bin")
+                little = spec.element.pack_dtype.newbyteorder("<")
+                spec.element.pack(array).astype(little, copy=False).tofile(folder / f"input{k}.bin")
                 if not spec.is_static:
                     np.array(array.shape, dtype="<i8").tofile(folder / f"input{k}.shape")
             self._run(folder)
             outputs: list[np.ndarray] = []
             for k, spec in enumerate(self.outputs):
-                little = spec.element.numpy_dtype.newbyteorder("<")
-                values = np.fromfile(folder / f"output{k}.bin", dtype=little)
+                little = spec.element.pack_dtype.newbyteorder("<")
+                stored = np.fromfile(folder / f"output{k}.bin", dtype=little)
                 shape = tuple(int(d) for d in np.fromfile(folder / f"output{k}.shape", "<i8"))
-                if len(shape) != len(spec.shape) or values.size != math.prod(shape):
+                count = math.prod(shape)
+                expected = spec.element.storage_count(count)
+                if len(shape) != len(spec.shape) or stored.size != expected:
                     raise RunError(
                         f"{self.name} on {self.target.name}: output{k}.bin ('{spec.name}') holds "
-                        f"{values.size} values for the shape {shape} of output{k}.shape"
+                        f"{stored.size} values for the shape {shape} of output{k}.shape"
                     )
-                outputs.append(values.reshape(shape).astype(spec.element.numpy_dtype))
+                values = spec.element.unpack(stored.astype(spec.element.pack_dtype), count)
+                outputs.append(values.reshape(shape))
         return outputs
 
     def _run(self, folder: Path) -> None:

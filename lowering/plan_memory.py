@@ -71,9 +71,10 @@ def _aligned(n: int) -> int:
     return -(-n // ARENA_ALIGN) * ARENA_ALIGN
 
 
-def element_size(t: Attribute) -> int:
-    """Bytes of one element (the element-type table)."""
-    return element_types.row_of(t).size
+def storage_bytes(t: Attribute, count: int) -> int:
+    """Bytes of `count` elements of element type `t` (the element-type table;
+    packed types round up to whole bytes)."""
+    return element_types.row_of(t).storage_bytes(count)
 
 
 def _type_class(t: Attribute) -> str:
@@ -174,14 +175,14 @@ def find_buffers(fn: func.FuncOp) -> list[Buffer]:
         numel = 1
         for d in t.get_shape():
             numel *= max(d, 1)
-        kind, size = "static", numel * element_size(t.element_type)
+        kind, size = "static", storage_bytes(t.element_type, numel)
         if op.dynamic_sizes:
             depends = any(evaluate(v, dims) is None for v in op.dynamic_sizes)
             kind = "data" if depends else "dims"
             ranges = [evaluate(v, dims, unknown=UNBOUNDED) for v in op.dynamic_sizes]
             highs = [r.high if r is not None else INFINITY for r in ranges]
-            bound = size * math.prod(max(h, 0) for h in highs)
-            size = int(bound) if math.isfinite(bound) else 0
+            bound = numel * math.prod(max(h, 0) for h in highs)
+            size = storage_bytes(t.element_type, int(bound)) if math.isfinite(bound) else 0
         buffer = Buffer(op, size, _type_class(t.element_type), kind=kind)
         for user, operand in touches(op.memref):
             index = top_level_index(user, body)
@@ -422,10 +423,13 @@ class _Sizes(IndexArith):
     def bytes(self, alloc: memref.AllocOp) -> Size:
         t = alloc.memref.type
         assert isinstance(t, MemRefType)
-        total: Size = element_size(t.element_type)
+        row = element_types.row_of(t.element_type)
+        total: Size = row.size
         for d in t.get_shape():
             total *= max(d, 1)
-        return self.product([total, *alloc.dynamic_sizes])
+        if row.packing == 1:
+            return self.product([total, *alloc.dynamic_sizes])
+        return self.ceildiv(self.product([total, *alloc.dynamic_sizes]), row.packing)
 
 
 def _hoist(fn: func.FuncOp, values: Sequence[SSAValue]) -> None:

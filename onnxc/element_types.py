@@ -9,7 +9,11 @@ the cffi loader (numpy dtypes of C arguments). Adding a type is one row.
 Storage follows the C contract in DESIGN.md: bool is a `uint8_t` holding 0 or 1;
 integers are `<stdint.h>` types; float16, bfloat16 and the 8-bit floats are
 `uint16_t` / `uint8_t` words that generated code converts to float to compute
-(runtime_c helpers, round to nearest even). The type decides the storage; an
+(runtime_c helpers, round to nearest even). The 4-bit and 2-bit types (int4,
+uint4, float4e2m1, int2, uint2) are stored packed as the ONNX spec serialises
+them: two (four) elements per byte, the first in the least significant bits;
+a scalar of them is a C `int8_t` / `uint8_t` holding the value (int4, int2:
+sign-extended; float4e2m1: its 4-bit code). The type decides the storage; an
 operation decides the meaning (MLIR's rule): `arith.divui` on a signed type is
 an unsigned division.
 """
@@ -24,6 +28,7 @@ import numpy as np
 from onnx import TensorProto
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float4E2M1FNType,
     Float8E4M3FNType,
     Float8E4M3FNUZType,
     Float8E5M2FNUZType,
@@ -69,6 +74,9 @@ class ElementType:
     runtime_name: str | None = None
     """For storage-only floats: the runtime's name of the format, in its
     conversion helpers (`onnxc_f8e4m3fn_to_f32`)."""
+    packing: int = 1
+    """Elements per storage byte: 2 for the 4-bit types, 4 for the 2-bit
+    types, else 1 (`size` is then the bytes of one scalar in C)."""
 
     @property
     def enum(self) -> str:
@@ -77,7 +85,79 @@ class ElementType:
 
     @property
     def bits(self) -> int:
-        return 1 if self.kind is Kind.BOOL else self.size * 8
+        if self.kind is Kind.BOOL:
+            return 1
+        return self.size * 8 // self.packing
+
+    @property
+    def storage_c_type(self) -> str:
+        """The C type of a tensor's storage (what a pointer to it points to):
+        `uint8_t` bytes for packed types, else `c_type`."""
+        return "uint8_t" if self.packing > 1 else self.c_type
+
+    def storage_count(self, count: int) -> int:
+        """Storage units (`pack_dtype` elements) of a tensor of `count` elements."""
+        return -(-count // self.packing)
+
+    def storage_bytes(self, count: int) -> int:
+        """Bytes of a tensor of `count` elements."""
+        return self.storage_count(count) * self.size
+
+    @property
+    def storage_dtype(self) -> np.dtype:
+        """The numpy dtype of one element's bytes in IR constants (C's scalar
+        storage): uint8 for bool, sign-extended int8 for int4/int2, uint8 for
+        uint4/uint2 and the float4 code, else the element's own dtype."""
+        if self.kind is Kind.BOOL or (self.packing > 1 and self.kind is not Kind.SIGNED):
+            return np.dtype(np.uint8)
+        if self.packing > 1:
+            return np.dtype(np.int8)
+        return self.numpy_dtype
+
+    def to_storage(self, array: np.ndarray) -> np.ndarray:
+        """`array` (converted to this type) as `storage_dtype` elements."""
+        data = np.asarray(array, dtype=self.numpy_dtype, order="C")
+        if self.kind is Kind.FLOAT and self.packing > 1:
+            return data.view(np.uint8)
+        return data.astype(self.storage_dtype, copy=False)
+
+    def from_storage(self, values: np.ndarray) -> np.ndarray:
+        """The inverse of `to_storage`: elements of `numpy_dtype`."""
+        if self.kind is Kind.FLOAT and self.packing > 1:
+            return np.asarray(values, dtype=np.uint8, order="C").view(self.numpy_dtype)
+        return values.astype(self.numpy_dtype)
+
+    @property
+    def pack_dtype(self) -> np.dtype:
+        """The dtype of `pack`'s result: uint8 for packed types."""
+        return np.dtype(np.uint8) if self.packing > 1 else self.numpy_dtype
+
+    def pack(self, array: np.ndarray) -> np.ndarray:
+        """A C-contiguous array of this type as the C storage of the tensor:
+        the array itself, or for packed types its bytes (first element in
+        the low bits, the last byte's unused bits zero)."""
+        if self.packing == 1:
+            return array
+        bits = self.bits
+        codes = self.to_storage(array).reshape(-1).view(np.uint8) & ((1 << bits) - 1)
+        padded = np.zeros(-(-codes.size // self.packing) * self.packing, np.uint8)
+        padded[: codes.size] = codes
+        lanes = padded.reshape(-1, self.packing)
+        shifts = np.arange(self.packing, dtype=np.uint8) * bits
+        return np.bitwise_or.reduce(lanes << shifts, axis=1).astype(np.uint8)
+
+    def unpack(self, storage: np.ndarray, count: int) -> np.ndarray:
+        """The first `count` elements of a tensor from its C storage (the
+        inverse of `pack`; for other types the storage array's prefix)."""
+        if self.packing == 1:
+            return storage[:count]
+        bits = self.bits
+        shifts = np.arange(self.packing, dtype=np.uint8) * bits
+        codes = ((storage.reshape(-1, 1) >> shifts) & ((1 << bits) - 1)).reshape(-1)[:count]
+        if self.kind is Kind.SIGNED:
+            signed = codes.astype(np.int8) - ((codes >> (bits - 1)) << bits).astype(np.int8)
+            return self.from_storage(signed)
+        return self.from_storage(codes.astype(np.uint8))
 
     @property
     def unsigned_c_type(self) -> str:
@@ -101,19 +181,31 @@ def _row(
     kind: Kind,
     compute: Attribute | None = None,
     runtime_name: str | None = None,
+    packing: int = 1,
 ) -> ElementType:
     numpy_type = np.dtype(dtype)
     size = numpy_type.itemsize
-    return ElementType(name, code, ir_type, c_type, numpy_type, size, kind, compute, runtime_name)
+    return ElementType(
+        name, code, ir_type, c_type, numpy_type, size, kind, compute, runtime_name, packing
+    )
+
+
+def _packed_int(name: str, code: int, bits: int, dtype: type, kind: Kind) -> ElementType:
+    """A 4-bit or 2-bit integer: packed in storage, an 8-bit C scalar."""
+    signedness = Signedness.UNSIGNED if kind is Kind.UNSIGNED else Signedness.SIGNLESS
+    c_type = "uint8_t" if kind is Kind.UNSIGNED else "int8_t"
+    return _row(name, code, IntegerType(bits, signedness), c_type, dtype, kind, packing=8 // bits)
 
 
 def _storage_float(
-    name: str, code: int, ir_type: Attribute, dtype: type, runtime: str
+    name: str, code: int, ir_type: Attribute, dtype: type, runtime: str, packing: int = 1
 ) -> ElementType:
     """A float format C has no type for: stored as an unsigned word of its
-    width, computed in float through the runtime's conversions."""
+    width (packed when narrower than a byte), computed in float through the
+    runtime's conversions."""
     width = np.dtype(dtype).itemsize * 8
-    return _row(name, code, ir_type, f"uint{width}_t", dtype, Kind.FLOAT, Float32Type(), runtime)
+    c_type = f"uint{width}_t"
+    return _row(name, code, ir_type, c_type, dtype, Kind.FLOAT, Float32Type(), runtime, packing)
 
 
 ELEMENT_TYPES: tuple[ElementType, ...] = (
@@ -145,6 +237,18 @@ ELEMENT_TYPES: tuple[ElementType, ...] = (
         ml_dtypes.float8_e5m2fnuz,
         "f8e5m2fnuz",
     ),
+    _storage_float(
+        "float4e2m1",
+        TensorProto.FLOAT4E2M1,
+        Float4E2M1FNType(),
+        ml_dtypes.float4_e2m1fn,
+        "f4e2m1",
+        packing=2,
+    ),
+    _packed_int("int4", TensorProto.INT4, 4, ml_dtypes.int4, Kind.SIGNED),
+    _packed_int("uint4", TensorProto.UINT4, 4, ml_dtypes.uint4, Kind.UNSIGNED),
+    _packed_int("int2", TensorProto.INT2, 2, ml_dtypes.int2, Kind.SIGNED),
+    _packed_int("uint2", TensorProto.UINT2, 2, ml_dtypes.uint2, Kind.UNSIGNED),
     _row("int8", TensorProto.INT8, IntegerType(8), "int8_t", np.int8, Kind.SIGNED),
     _row("int16", TensorProto.INT16, IntegerType(16), "int16_t", np.int16, Kind.SIGNED),
     _row("int32", TensorProto.INT32, IntegerType(32), "int32_t", np.int32, Kind.SIGNED),

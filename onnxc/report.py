@@ -30,7 +30,6 @@ from pathlib import Path
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     DictionaryAttr,
-    FixedBitwidthType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
@@ -99,10 +98,10 @@ def _tensor_bytes(value: SSAValue, where: OnnxOp) -> int:
             f"size report: {where.node_label()} has sizes known only at run time ({dims}); "
             "the report needs them bound (--dim, --shape)"
         )
-    element = value_type.get_element_type()
-    if not isinstance(element, FixedBitwidthType):
+    row = element_types.of_ir(value_type.get_element_type())
+    if row is None:
         raise OnnxcError(f"size report: {where.node_label()} has elements of unknown size")
-    return prod(shape) * element.size
+    return row.storage_bytes(prod(shape))
 
 
 def macs(op: OnnxOp) -> int:
@@ -241,9 +240,8 @@ def flash_weight_bytes(loops_module: ModuleOp) -> int:
         if isinstance(op, memref.GlobalOp) and op.constant is not None:
             memref_type: Attribute = op.type
             assert isinstance(memref_type, MemRefType)
-            total += (
-                prod(memref_type.get_shape()) * element_types.row_of(memref_type.element_type).size
-            )
+            row = element_types.row_of(memref_type.element_type)
+            total += row.storage_bytes(prod(memref_type.get_shape()))
     return total
 
 

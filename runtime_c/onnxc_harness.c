@@ -148,7 +148,7 @@ int main(void) {
   }
   for (k = 0; k < MODEL(_NUM_INPUTS); ++k) {
     const onnxc_tensor_info *info = &MODEL(_inputs)[k];
-    size_t element = onnxc_dtype_size(info->dtype);
+    size_t element = onnxc_dtype_bits(info->dtype);
     size_t bytes;
     int32_t d;
     if (info->rank > MAX_RANK || element == 0) {
@@ -168,7 +168,7 @@ int main(void) {
         shapes[k][d] = info->shape[d];
       }
     }
-    bytes = count(shapes[k], info->rank) * element;
+    bytes = onnxc_dtype_bytes(info->dtype, count(shapes[k], info->rank));
     inputs[k].data = allocate("input", k, info->name, bytes);
     if (inputs[k].data == NULL) {
       return 4;
@@ -180,7 +180,7 @@ int main(void) {
   }
   for (k = 0; k < MODEL(_NUM_OUTPUTS); ++k) {
     const onnxc_tensor_info *info = &MODEL(_outputs)[k];
-    size_t element = onnxc_dtype_size(info->dtype);
+    size_t element = onnxc_dtype_bits(info->dtype);
     int32_t d;
     if (info->rank > MAX_RANK || element == 0) {
       fprintf(stderr, "onnxc_harness: output %d '%s' has a rank or element type the harness "
@@ -196,7 +196,8 @@ int main(void) {
     }
     outputs[k].shape = shapes[MAX_TENSORS + k];
     outputs[k].capacity = count(info->max_shape, info->rank);
-    outputs[k].data = allocate("output", k, info->name, outputs[k].capacity * element);
+    outputs[k].data = allocate("output", k, info->name,
+                               onnxc_dtype_bytes(info->dtype, outputs[k].capacity));
     if (outputs[k].data == NULL) {
       return 4;
     }
@@ -209,7 +210,7 @@ int main(void) {
   }
   for (k = 0; k < MODEL(_NUM_OUTPUTS); ++k) {
     const onnxc_tensor_info *info = &MODEL(_outputs)[k];
-    size_t bytes = count(outputs[k].shape, info->rank) * onnxc_dtype_size(info->dtype);
+    size_t bytes = onnxc_dtype_bytes(info->dtype, count(outputs[k].shape, info->rank));
     status = write_file("output", k, "bin", info->name, outputs[k].data, bytes);
     if (status == 0) {
       status = write_file("output", k, "shape", info->name, outputs[k].shape,

@@ -70,7 +70,8 @@ typedef enum {
 
 /*
  * Storage bytes of one element of an onnxc_dtype (bool is one byte 0 or 1,
- * float16 and bfloat16 are 16-bit words); 0 for types onnxc does not store.
+ * float16 and bfloat16 are 16-bit words); 0 for the packed 4-bit and 2-bit
+ * types (see onnxc_dtype_bytes) and for types onnxc does not store.
  */
 static inline size_t onnxc_dtype_size(int32_t dtype) {
   switch (dtype) {
@@ -98,6 +99,31 @@ static inline size_t onnxc_dtype_size(int32_t dtype) {
   default:
     return 0;
   }
+}
+
+/*
+ * Storage bits of one element: 4 for INT4, UINT4 and FLOAT4E2M1, 2 for INT2
+ * and UINT2 (stored packed, the first element in the least significant bits
+ * of its byte), else 8 * onnxc_dtype_size.
+ */
+static inline size_t onnxc_dtype_bits(int32_t dtype) {
+  switch (dtype) {
+  case ONNXC_DTYPE_INT4:
+  case ONNXC_DTYPE_UINT4:
+  case ONNXC_DTYPE_FLOAT4E2M1:
+    return 4;
+  case ONNXC_DTYPE_INT2:
+  case ONNXC_DTYPE_UINT2:
+    return 2;
+  default:
+    return 8 * onnxc_dtype_size(dtype);
+  }
+}
+
+/* Storage bytes of `count` elements of an onnxc_dtype (packed types round up). */
+static inline size_t onnxc_dtype_bytes(int32_t dtype, size_t count) {
+  size_t bits = onnxc_dtype_bits(dtype);
+  return bits >= 8 ? count * (bits / 8) : (count + 8 / bits - 1) / (8 / bits);
 }
 
 /*
@@ -565,6 +591,69 @@ ONNXC_F8_FORMAT(f8e4m3fn, 3, 7, ONNXC_F8_FN)
 ONNXC_F8_FORMAT(f8e4m3fnuz, 3, 8, ONNXC_F8_FNUZ)
 ONNXC_F8_FORMAT(f8e5m2, 2, 15, ONNXC_F8_IEEE)
 ONNXC_F8_FORMAT(f8e5m2fnuz, 2, 16, ONNXC_F8_FNUZ)
+
+/*
+ * ---- 4-bit and 2-bit elements ----------------------------------------------
+ * Tensors of INT4, UINT4, FLOAT4E2M1 (4 bits) and INT2, UINT2 (2 bits) are
+ * packed: element i sits in byte i / (8 / bits) at bit (i % (8 / bits)) * bits,
+ * as ONNX serialises them. Generated code reads and writes single elements
+ * with these helpers (a write rewrites the other elements of its byte
+ * unchanged) and holds a value in an 8-bit scalar.
+ */
+static inline uint32_t onnxc_packed_get(const uint8_t *data, ptrdiff_t index, unsigned bits) {
+  size_t per_byte = 8u / bits;
+  size_t at = (size_t)index;
+  return ((uint32_t)data[at / per_byte] >> ((at % per_byte) * bits)) & ((1u << bits) - 1u);
+}
+
+static inline void onnxc_packed_set(uint8_t *data, ptrdiff_t index, unsigned bits,
+                                    uint32_t code) {
+  size_t per_byte = 8u / bits;
+  size_t at = (size_t)index;
+  unsigned shift = (unsigned)(at % per_byte) * bits;
+  uint32_t mask = ((1u << bits) - 1u) << shift;
+  data[at / per_byte] = (uint8_t)(((uint32_t)data[at / per_byte] & ~mask) |
+                                  ((code << shift) & mask));
+}
+
+/* The signed value of the low `bits` bits of `code` (two's complement). */
+static inline int8_t onnxc_sign_extend(uint32_t code, unsigned bits) {
+  uint32_t low = code & ((1u << bits) - 1u);
+  return (int8_t)((int32_t)low - (int32_t)((low >> (bits - 1u)) << bits));
+}
+
+/*
+ * FLOAT4E2M1 (OCP MX FP4): sign, 2 exponent bits (bias 1), 1 mantissa bit;
+ * no infinities, no NaN; the values 0, 0.5, 1, 1.5, 2, 3, 4, 6. Narrowing
+ * rounds to nearest, ties to even, and saturates (infinities included) at 6;
+ * NaN, which the format cannot hold, becomes zero with the sign bit flipped,
+ * as onnx.reference (ml_dtypes) converts it.
+ */
+static inline float onnxc_f4e2m1_to_f32(uint8_t code) {
+  static const float magnitudes[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  float magnitude = magnitudes[code & 7u];
+  return (code & 8u) ? -magnitude : magnitude;
+}
+
+static inline uint8_t onnxc_f32_to_f4e2m1(float f) {
+  static const float midpoints[7] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+  uint32_t bits = (uint32_t)onnxc_bits_f32(f);
+  uint32_t sign = (bits >> 28) & 8u;
+  float magnitude = onnxc_f32_bits((int32_t)(bits & 0x7fffffffu));
+  uint32_t code = 0;
+  if ((bits & 0x7fffffffu) > 0x7f800000u) { /* NaN */
+    return (uint8_t)(sign ^ 8u);
+  }
+  while (code < 7u && (magnitude > midpoints[code] ||
+                       (magnitude == midpoints[code] && (code & 1u) != 0))) {
+    ++code;
+  }
+  return (uint8_t)(sign | code);
+}
+
+static inline uint8_t onnxc_f64_to_f4e2m1(double d) {
+  return onnxc_f32_to_f4e2m1(onnxc_f64_to_f32_odd(d));
+}
 
 #ifdef __cplusplus
 }

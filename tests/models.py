@@ -266,6 +266,67 @@ class TorchEncoderLayer(nn.Module):
         return self.layer(x)
 
 
+class UNet(nn.Module):
+    """A two-level U-Net on [1, 3, 32, 32]: Conv/ReLU encoders, MaxPool down,
+    one way up by ConvTranspose (stride 2) and one by bilinear Resize, skip
+    connections joined by Concat, a 1x1 Conv head."""
+
+    input_shape = (1, 3, 32, 32)
+
+    def __init__(self) -> None:
+        super().__init__()
+
+        def block(cin: int, cout: int) -> nn.Module:
+            return nn.Sequential(
+                nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU()
+            )
+
+        self.enc1, self.enc2, self.bottom = block(3, 8), block(8, 16), block(16, 32)
+        self.pool = nn.MaxPool2d(2)
+        self.up2 = nn.ConvTranspose2d(32, 16, 2, stride=2)
+        self.dec2 = block(32, 16)
+        self.up1 = nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False)
+        self.dec1 = block(24, 8)
+        self.head = nn.Conv2d(8, 2, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        e1 = self.enc1(x)
+        e2 = self.enc2(self.pool(e1))
+        b = self.bottom(self.pool(e2))
+        d2 = self.dec2(torch.cat([self.up2(b), e2], dim=1))
+        d1 = self.dec1(torch.cat([self.up1(d2), e1], dim=1))
+        return self.head(d1)
+
+
+class DetectorHead(nn.Module):
+    """A YOLO-style detection head on [1, 16, 8, 8]: a 1x1 Conv predicts, per
+    cell and anchor, box offsets, objectness and class scores; the
+    prediction is split, decoded (sigmoid offsets plus the cell grid, exp
+    sizes times anchors, sigmoid scores) and concatenated into [1, 192, 9]."""
+
+    input_shape = (1, 16, 8, 8)
+    anchors = 3
+    classes = 4
+    grid: torch.Tensor
+    anchor_sizes: torch.Tensor
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.predict = nn.Conv2d(16, self.anchors * (5 + self.classes), 1)
+        ys, xs = torch.meshgrid(torch.arange(8.0), torch.arange(8.0), indexing="ij")
+        self.register_buffer("grid", torch.stack([xs, ys], -1).reshape(1, 1, 64, 2))
+        sizes = torch.tensor([[1.0, 1.5], [2.0, 1.0], [3.0, 3.5]]).reshape(1, 3, 1, 2)
+        self.register_buffer("anchor_sizes", sizes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        p = self.predict(x).reshape(1, self.anchors, 5 + self.classes, 64).transpose(2, 3)
+        xy, wh, objectness, scores = torch.split(p, [2, 2, 1, self.classes], dim=-1)
+        xy = (torch.sigmoid(xy) + self.grid) / 8.0
+        wh = torch.exp(wh) * self.anchor_sizes / 8.0
+        decoded = torch.cat([xy, wh, torch.sigmoid(objectness), torch.sigmoid(scores)], -1)
+        return decoded.reshape(1, self.anchors * 64, 5 + self.classes)
+
+
 MODEL_CLASSES: dict[str, Callable[[], nn.Module]] = {
     "LeNet5": LeNet5,
     "ResNet8": ResNet8,
@@ -280,6 +341,12 @@ SEQUENCE_MODELS: dict[str, Callable[[], nn.Module]] = {
 }
 """Models over [batch, seq, width] for the dynamic-size tests."""
 
+OTHER_MODELS: dict[str, Callable[[], nn.Module]] = {
+    "UNet": UNet,
+    "DetectorHead": DetectorHead,
+}
+"""Other architectures of the real-model tests."""
+
 
 def build(name: str, seed: int = 0) -> tuple[nn.Module, torch.Tensor]:
     """Build model ``name`` with seeded weights, randomised BatchNorm, in eval mode.
@@ -287,7 +354,7 @@ def build(name: str, seed: int = 0) -> tuple[nn.Module, torch.Tensor]:
     Returns the model and a seeded example input of the model's ``input_shape``.
     """
     torch.manual_seed(seed)
-    model = {**MODEL_CLASSES, **SEQUENCE_MODELS}[name]()
+    model = {**MODEL_CLASSES, **SEQUENCE_MODELS, **OTHER_MODELS}[name]()
     _randomise_batchnorm(model)
     model.eval()
     shape = model.input_shape

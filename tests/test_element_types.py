@@ -37,19 +37,26 @@ def test_runtime_enum_is_onnx_data_type() -> None:
         assert row.enum in enum
 
 
-def test_runtime_sizes_match_the_table() -> None:
-    body = HEADER[HEADER.index("onnxc_dtype_size(") :]
+def _switch(function: str) -> dict[str, int]:
+    """The `case X: ... return N;` table of a runtime function."""
+    body = HEADER[HEADER.index(f"{function}(") :]
     body = body[: body.index("default:")]
-    sizes: dict[str, int] = {}
+    values: dict[str, int] = {}
     pending: list[str] = []
     for token in re.findall(r"case (ONNXC_DTYPE_\w+):|return (\d+);", body):
-        case, size = token
+        case, value = token
         if case:
             pending.append(case)
         else:
-            sizes.update(dict.fromkeys(pending, int(size)))
+            values.update(dict.fromkeys(pending, int(value)))
             pending = []
-    assert sizes == {row.enum: row.size for row in element_types.ELEMENT_TYPES}
+    return values
+
+
+def test_runtime_sizes_match_the_table() -> None:
+    rows = element_types.ELEMENT_TYPES
+    assert _switch("onnxc_dtype_size") == {r.enum: r.size for r in rows if r.packing == 1}
+    assert _switch("onnxc_dtype_bits") == {r.enum: r.bits for r in rows if r.packing > 1}
 
 
 def test_arena_alignment_matches_the_header() -> None:

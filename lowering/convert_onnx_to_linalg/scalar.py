@@ -296,7 +296,9 @@ def convert(b: Builder, value: SSAValue, target: Attribute) -> SSAValue:
     the C printer does where ONNX leaves it undefined), anything to bool is
     `!= 0`, integers change width by sign or zero extension (by the source's
     signedness) or by dropping high bits, floats round to nearest even. Two
-    16-bit float types convert through float."""
+    16-bit float types convert through float. Floats become 4-bit and 2-bit
+    integers through int32 and then by dropping high bits (onnx.reference's
+    conversion, where ONNX leaves out-of-range values undefined)."""
     source = value.type
     if source == target:
         return value
@@ -316,6 +318,9 @@ def convert(b: Builder, value: SSAValue, target: Attribute) -> SSAValue:
         cast = arith.UIToFPOp if _is_unsigned(source) else arith.SIToFPOp
         return b.insert(cast(value, target)).result
     if isinstance(source, AnyFloat) and isinstance(target, IntegerType):
+        if target.width.data < 8:  # 4 and 2 bits: through int32, then the low bits
+            whole = b.insert(arith.FPToSIOp(value, IntegerType(32))).result
+            return b.insert(arith.TruncIOp(whole, target)).result
         cast = arith.FPToUIOp if _is_unsigned(target) else arith.FPToSIOp
         return b.insert(cast(value, target)).result
     assert isinstance(source, IntegerType) and isinstance(target, IntegerType)

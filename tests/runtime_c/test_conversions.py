@@ -192,23 +192,25 @@ def test_float_to_int_saturates(driver: Path) -> None:
     assert got == [1, -1, 127, 127, -128, 127, -128, 0, -128]
 
 
-FLOAT8 = ["float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz"]
+SMALL_FLOATS = ["float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "float4e2m1"]
 
 
-@pytest.mark.parametrize("name", FLOAT8)
-def test_float8_conversions_match_ml_dtypes(name: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", SMALL_FLOATS)
+def test_small_float_conversions_match_ml_dtypes(name: str, tmp_path: Path) -> None:
     """Every code widens exactly; random floats of every magnitude, the
-    boundaries and the special values narrow as ml_dtypes does (round to
-    nearest even, no saturation: overflow is infinity or NaN)."""
+    boundaries, the ties and the special values narrow as ml_dtypes does
+    (round to nearest even; the 8-bit floats do not saturate: overflow is
+    infinity or NaN; float4e2m1 saturates, and NaN becomes a zero)."""
     row = element_types.by_name(name)
     assert row is not None and row.runtime_name is not None
     rng = np.random.default_rng(3)
     finite = rng.standard_normal(20000) * np.exp(rng.uniform(-24, 12, 20000))
     largest = float(ml_dtypes.finfo(row.numpy_dtype).max)
-    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, largest, largest * 1.03, largest * 1.1]
-    floats = np.concatenate([finite, edges]).astype(np.float32)
-    codes = np.arange(256, dtype=np.uint8)
-    widened, narrowed = _run_float8(row.runtime_name, codes, floats, tmp_path)
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, largest, largest * 1.03, largest * 1.1]
+    ties = np.arange(-32, 33) * 0.125
+    floats = np.concatenate([finite, edges, ties]).astype(np.float32)
+    codes = np.arange(1 << row.bits, dtype=np.uint8)
+    widened, narrowed = _run_small_float(row.runtime_name, codes, floats, tmp_path)
     expected_wide = codes.view(row.numpy_dtype).astype(np.float32)
     both_nan = np.isnan(widened) & np.isnan(expected_wide)
     assert np.all((widened.view(np.uint32) == expected_wide.view(np.uint32)) | both_nan)
@@ -219,7 +221,7 @@ def test_float8_conversions_match_ml_dtypes(name: str, tmp_path: Path) -> None:
     assert np.all((narrowed == expected.view(np.uint8)) | nan)
 
 
-def _run_float8(
+def _run_small_float(
     runtime: str, codes: np.ndarray, floats: np.ndarray, folder: Path
 ) -> tuple[np.ndarray, np.ndarray]:
     source = folder / "f8.c"

@@ -1,0 +1,35 @@
+"""The operator table is generated from the dialect and the lowerings, and
+README's copy of it is current."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from onnxc import operators
+from onnxc.lowering.convert_onnx_to_linalg import lowerings
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_readme_table_is_current() -> None:
+    assert operators.main(["--check", str(README)]) == 0, (
+        "README.md's operator table is stale: python -m onnxc.operators --write README.md"
+    )
+
+
+def test_every_operator_is_listed_once() -> None:
+    listed = [op for ops in operators.supported().values() for op in ops]
+    outside, others = operators.missing()
+    assert sorted(listed) == sorted(lowerings())
+    assert not set(listed) & set(outside + others)
+    assert {"If", "Loop", "Scan", "SequenceAt", "StringNormalizer"} <= set(outside)
+    assert "Conv" in listed and "Conv" not in others
+
+
+def test_a_stale_readme_is_reported(tmp_path: Path) -> None:
+    stale = tmp_path / "README.md"
+    stale.write_text(f"intro\n{operators.BEGIN}\nold table\n{operators.END}\n")
+    assert operators.main(["--check", str(stale)]) == 1
+    assert operators.main(["--write", str(stale)]) == 0
+    assert operators.main(["--check", str(stale)]) == 0
+    assert stale.read_text().startswith("intro\n")
