@@ -89,11 +89,7 @@ class TransposeOpLowering(OnnxLowering[onnx.TransposeOp]):
 
 
 class ConcatOpLowering(OnnxLowering[onnx.ConcatOp]):
-    """`onnx.Concat` (`axis` may be negative). With every input's size along
-    the axis known at compile time: one generic copy per (non-empty) input,
-    iterating over the input and writing at `d_axis + offset`. Otherwise one
-    generic over the output whose body picks the input holding each position
-    (`scf.if` on the running offsets) and loads from it."""
+    """`onnx.Concat` (`axis` may be negative): see `concatenate`."""
 
     def rewrite(self, op: onnx.ConcatOp, rewriter: PatternRewriter) -> None:
         rank = len(shape_of(op.results[0])) if op.results else 0
@@ -111,78 +107,99 @@ class ConcatOpLowering(OnnxLowering[onnx.ConcatOp]):
         out_shape = self.shapes.result_sizes(op.results[0], computed)
         output = alloc(rewriter, op.results[0].type, out_shape)
         buffers = [buffer_of(rewriter, v) for v in op.operands]
-        if all(isinstance(s[axis], int) for s in inputs):
-            self._static_offsets(op, rewriter, buffers, inputs, out_shape, axis, output)
-        else:
-            self._run_time_offsets(op, rewriter, buffers, inputs, out_shape, axis, output)
+        concatenate(rewriter, self.shapes, op, buffers, inputs, output, out_shape, axis)
         self.replace(rewriter, op, [output])
 
-    def _static_offsets(
-        self,
-        op: onnx.ConcatOp,
-        rewriter: PatternRewriter,
-        buffers: Sequence[SSAValue],
-        inputs: Sequence[Sequence[Size]],
-        out_shape: Sequence[Size],
-        axis: int,
-        output: SSAValue,
-    ) -> None:
-        rank = len(out_shape)
-        offset = 0
-        for buffer, shape in zip(buffers, inputs, strict=True):
-            size = shape[axis]
-            assert isinstance(size, int)
-            empty = any(isinstance(s, int) and s == 0 for s in shape)
-            if not empty:
-                shifted: AffineExpr = AffineDimExpr(axis) + offset
-                if not self.shapes.same(size, out_shape[axis]):
-                    shifted = partial(shifted)
-                write = AffineMap(
-                    rank, 0, tuple(shifted if d == axis else AffineDimExpr(d) for d in range(rank))
-                )
-                copy(rewriter, op, buffer, output, identity_map(rank), write)
-            offset += size
 
-    def _run_time_offsets(
-        self,
-        op: onnx.ConcatOp,
-        rewriter: PatternRewriter,
-        buffers: Sequence[SSAValue],
-        inputs: Sequence[Sequence[Size]],
-        out_shape: Sequence[Size],
-        axis: int,
-        output: SSAValue,
-    ) -> None:
-        rank = len(out_shape)
-        starts: list[SSAValue] = []
-        offset: Size = 0
-        for shape in inputs:
-            starts.append(self.shapes.index(offset))
-            offset = self.shapes.add(offset, shape[axis])
-        element = element_type(output)
+def concatenate(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    buffers: Sequence[SSAValue],
+    inputs: Sequence[Sequence[Size]],
+    output: SSAValue,
+    out_shape: Sequence[Size],
+    axis: int,
+) -> None:
+    """Copy `buffers` (of sizes `inputs`) one after the other along `axis`
+    into `output` (of `out_shape`). With every input's size along the axis
+    known at compile time: one generic copy per (non-empty) input, iterating
+    over the input and writing at `d_axis + offset`. Otherwise one generic
+    over the output whose body picks the input holding each position
+    (`scf.if` on the running offsets) and loads from it."""
+    if all(isinstance(s[axis], int) for s in inputs):
+        _static_offsets(rewriter, shapes, op, buffers, inputs, out_shape, axis, output)
+    else:
+        _run_time_offsets(rewriter, shapes, op, buffers, inputs, out_shape, axis, output)
 
-        def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            indices = [b.insert(IndexOp(d)).result for d in range(rank)]
 
-            def pick(pb: Builder, k: int) -> SSAValue:
-                position: list[SSAValue] = list(indices)
-                position[axis] = pb.insert(arith.SubiOp(indices[axis], starts[k])).result
-                if k == len(buffers) - 1:
-                    return pb.insert(memref.LoadOp.get(buffers[k], position)).res
-                ends_here = self.shapes.index(self.shapes.add(starts[k], inputs[k][axis]))
-                inside = pb.insert(arith.CmpiOp(indices[axis], ends_here, "slt")).result
-                then_block, else_block = Block(), Block()
-                then_builder = Builder(InsertPoint.at_end(then_block))
-                loaded = then_builder.insert(memref.LoadOp.get(buffers[k], position)).res
-                then_builder.insert(scf.YieldOp(loaded))
-                else_builder = Builder(InsertPoint.at_end(else_block))
-                else_builder.insert(scf.YieldOp(pick(else_builder, k + 1)))
-                branch = scf.IfOp(inside, [element], [then_block], [else_block])
-                return pb.insert(branch).results[0]
+def _static_offsets(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    buffers: Sequence[SSAValue],
+    inputs: Sequence[Sequence[Size]],
+    out_shape: Sequence[Size],
+    axis: int,
+    output: SSAValue,
+) -> None:
+    rank = len(out_shape)
+    offset = 0
+    for buffer, shape in zip(buffers, inputs, strict=True):
+        size = shape[axis]
+        assert isinstance(size, int)
+        empty = any(isinstance(s, int) and s == 0 for s in shape)
+        if not empty:
+            shifted: AffineExpr = AffineDimExpr(axis) + offset
+            if not shapes.same(size, out_shape[axis]):
+                shifted = partial(shifted)
+            write = AffineMap(
+                rank, 0, tuple(shifted if d == axis else AffineDimExpr(d) for d in range(rank))
+            )
+            copy(rewriter, op, buffer, output, identity_map(rank), write)
+        offset += size
 
-            return pick(b, 0)
 
-        generic(rewriter, op, [], [output], [identity_map(rank)], [PARALLEL] * rank, body)
+def _run_time_offsets(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    buffers: Sequence[SSAValue],
+    inputs: Sequence[Sequence[Size]],
+    out_shape: Sequence[Size],
+    axis: int,
+    output: SSAValue,
+) -> None:
+    rank = len(out_shape)
+    starts: list[SSAValue] = []
+    offset: Size = 0
+    for shape in inputs:
+        starts.append(shapes.index(offset))
+        offset = shapes.add(offset, shape[axis])
+    element = element_type(output)
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        indices = [b.insert(IndexOp(d)).result for d in range(rank)]
+
+        def pick(pb: Builder, k: int) -> SSAValue:
+            position: list[SSAValue] = list(indices)
+            position[axis] = pb.insert(arith.SubiOp(indices[axis], starts[k])).result
+            if k == len(buffers) - 1:
+                return pb.insert(memref.LoadOp.get(buffers[k], position)).res
+            ends_here = shapes.index(shapes.add(starts[k], inputs[k][axis]))
+            inside = pb.insert(arith.CmpiOp(indices[axis], ends_here, "slt")).result
+            then_block, else_block = Block(), Block()
+            then_builder = Builder(InsertPoint.at_end(then_block))
+            loaded = then_builder.insert(memref.LoadOp.get(buffers[k], position)).res
+            then_builder.insert(scf.YieldOp(loaded))
+            else_builder = Builder(InsertPoint.at_end(else_block))
+            else_builder.insert(scf.YieldOp(pick(else_builder, k + 1)))
+            branch = scf.IfOp(inside, [element], [then_block], [else_block])
+            return pb.insert(branch).results[0]
+
+        return pick(b, 0)
+
+    generic(rewriter, op, [], [output], [identity_map(rank)], [PARALLEL] * rank, body)
 
 
 def slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int]:
