@@ -52,7 +52,6 @@ from onnxc.lowering.convert_onnx_to_linalg.attention_softmax import (
     Bias,
     attention_bias,
     masked_softmax,
-    rounded,
 )
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
@@ -74,7 +73,7 @@ from onnxc.lowering.convert_onnx_to_linalg.data_movement import concatenate
 from onnxc.lowering.convert_onnx_to_linalg.indexing import require_sizes
 from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before
 from onnxc.lowering.convert_onnx_to_linalg.reduction import reduced_buffer
-from onnxc.lowering.convert_onnx_to_linalg.scalar import constant, convert
+from onnxc.lowering.convert_onnx_to_linalg.scalar import constant, convert, rounded
 from onnxc.lowering.convert_onnx_to_linalg.views import view
 from onnxc.lowering.index_arith import Size
 

@@ -48,7 +48,7 @@ from onnxc.lowering.convert_onnx_to_linalg.reduction import (
     reduced_map,
     reduction_iterators,
 )
-from onnxc.lowering.convert_onnx_to_linalg.scalar import constant, convert
+from onnxc.lowering.convert_onnx_to_linalg.scalar import constant, convert, rounded
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.index_arith import Size
 
@@ -204,13 +204,6 @@ def attention_bias(
         nonpad,
         sizes[2],
     )
-
-
-def rounded(b: Builder, value: SSAValue, t: Attribute) -> SSAValue:
-    """`value` rounded to type `t`, kept in its own type."""
-    if value.type == t:
-        return value
-    return convert(b, convert(b, value, t), value.type)
 
 
 def masked_softmax(
