@@ -60,13 +60,13 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     accumulator,
     accumulator_type,
     buffer_of,
-    check,
     copy,
     element_type,
     fill,
     generic,
     identity_map,
     is_none,
+    require_equal,
     unsupported,
 )
 from onnxc.lowering.convert_onnx_to_linalg.data_movement import concatenate
@@ -180,11 +180,7 @@ class AttentionOpLowering(OnnxLowering[onnx.AttentionOp]):
         batch, length, hidden = sizes
         size = shapes.floordiv(hidden, heads)
         whole = shapes.mul(size, heads)
-        if isinstance(whole, int) and isinstance(hidden, int):
-            if whole != hidden:
-                raise unsupported(op, f"{what}'s hidden size {hidden} is not {heads} heads")
-        elif not shapes.same(whole, hidden):
-            check(rewriter, op, shapes.equal(whole, hidden), f"{what} splits into {heads} heads")
+        require_equal(rewriter, shapes, op, whole, hidden, f"{what} splits into {heads} heads")
         split = view(rewriter, shapes, op, buffer, [batch, length, heads, size])
         return Heads(split, [batch, heads, length, size], True)
 
