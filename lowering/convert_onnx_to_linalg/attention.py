@@ -326,7 +326,8 @@ class AttentionOpLowering(OnnxLowering[onnx.AttentionOp]):
                 stages.append(rounded(b, scalar.ADD(b, stages[-1], bias.at(b, loop)), t1))
             else:
                 stages.append(stages[-1])
-            logits = rounded(b, stages[-1], soft)
+            # Every stage is rounded to t1 already.
+            logits = stages[-1] if soft == t1 else rounded(b, stages[-1], soft)
             if qk_output is None:
                 return [logits]
             return [logits, convert(b, stages[mode], t1)]

@@ -113,7 +113,7 @@ class Bias:
         key = loop[3]
         last = self.shapes.index(length)
         if self.padded:
-            final = b.insert(arith.SubiOp(last, index(b, 1))).result
+            final = self.shapes.index(self.shapes.sub(length, 1))
             indices.append(b.insert(arith.MinSIOp(key, final)).result)
         else:
             indices.append(key)
@@ -131,13 +131,15 @@ class Bias:
     def _allowed(self, b: Builder, loop: Sequence[SSAValue]) -> SSAValue:
         batch, _, query, key = loop
         conditions: list[SSAValue] = []
-        offset = self.shapes.index(self.offset)
+        offset = None if self.offset == 0 else self.shapes.index(self.offset)
         if self.nonpad is not None:
             loaded = b.insert(memref.LoadOp.get(self.nonpad, [batch])).res
             valid = b.insert(arith.IndexCastOp(loaded, IndexType())).result
             conditions.append(b.insert(arith.CmpiOp(key, valid, "slt")).result)
             offset = b.insert(arith.SubiOp(valid, self.shapes.index(self.q_length))).result
-        position = b.insert(arith.AddiOp(query, offset)).result
+        position = query
+        if offset is not None:
+            position = b.insert(arith.AddiOp(query, offset)).result
 
         def at_most(x: SSAValue, y: SSAValue) -> None:
             conditions.append(b.insert(arith.CmpiOp(x, y, "sle")).result)

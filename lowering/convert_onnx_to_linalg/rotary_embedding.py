@@ -113,8 +113,9 @@ class RotaryEmbeddingOpLowering(OnnxLowering[onnx.RotaryEmbeddingOp]):
                 row = [position_in(b, op, raw, positions, "position id")]
             c = b.insert(memref.LoadOp.get(cos, [*row, pair])).res
             s = b.insert(memref.LoadOp.get(sin, [*row, pair])).res
-            real = scalar.SUB(b, scalar.MUL(b, c, value), scalar.MUL(b, s, other))
-            imaginary = scalar.ADD(b, scalar.MUL(b, s, other), scalar.MUL(b, c, value))
+            # (x1, x2) is (value, other) for the first of a pair, else (other, value).
+            kept, turned = scalar.MUL(b, c, value), scalar.MUL(b, s, other)
+            real, imaginary = scalar.SUB(b, kept, turned), scalar.ADD(b, turned, kept)
             return select(b, first, real, imaginary)
 
         def body(b: Builder, at: list[SSAValue], args: Sequence[SSAValue]) -> SSAValue:
