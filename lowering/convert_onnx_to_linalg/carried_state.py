@@ -88,7 +88,8 @@ class TensorScatterOpLowering(OnnxLowering[onnx.TensorScatterOp]):
             require_sizes(op, rewriter, shapes, index_sizes, sizes[:1], "write_indices")
             starts = buffer_of(rewriter, op.write_indices)
             if mode == "linear":
-                self._check_starts(op, starts, sizes[0], length, capacity)
+                room = shapes.sub(sizes[axis], update_sizes[axis])
+                self._check_starts(op, starts, sizes[0], room)
         output = self.result_buffer(rewriter, op.present_cache, sizes)
         update = buffer_of(rewriter, op.update)
 
@@ -117,11 +118,11 @@ class TensorScatterOpLowering(OnnxLowering[onnx.TensorScatterOp]):
         op: onnx.TensorScatterOp,
         starts: SSAValue,
         batch: Size,
-        length: SSAValue,
-        capacity: SSAValue,
+        room: Size,
     ) -> None:
-        """A run-time check that each write index leaves room for the update."""
-        last = self.shapes.index(self.shapes.sub(capacity, length))
+        """A run-time check that each write index is in [0, room] (the cache
+        length less the update's)."""
+        last = self.shapes.index(room)
         message = f"{comment_for(op).data}: the write index leaves room for the update"
 
         def verify(b: Builder, position: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
