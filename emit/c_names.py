@@ -20,6 +20,29 @@ C_KEYWORDS = frozenset(
 """Keywords, and names of the C library and of generated entry points' own
 parameters and locals, that no generated identifier may take."""
 
+MATH_FUNCTIONS = (
+    "acos asin atan atan2 cos sin tan acosh asinh atanh cosh sinh tanh exp exp2 expm1 "
+    "frexp ilogb ldexp log log10 log1p log2 logb modf scalbn scalbln cbrt fabs hypot pow "
+    "sqrt erf erfc lgamma tgamma ceil floor nearbyint rint lrint llrint round lround "
+    "llround trunc fmod remainder remquo copysign nan nextafter nexttoward fdim fmax fmin "
+    "fma".split()
+)
+
+C_LIBRARY = frozenset(
+    [
+        *MATH_FUNCTIONS,
+        *(f + "f" for f in MATH_FUNCTIONS),
+        *(f + "l" for f in MATH_FUNCTIONS),
+        *"fpclassify isfinite isinf isnormal signbit isgreater isgreaterequal isless "
+        "islessequal islessgreater isunordered HUGE_VAL HUGE_VALF HUGE_VALL size_t ptrdiff_t "
+        "offsetof wchar_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t "
+        "intptr_t uintptr_t intmax_t uintmax_t".split(),
+    ]
+)
+"""The functions, macros and types of the headers generated C includes
+(math.h, stddef.h, stdint.h): a tensor named `sin` (a rotary embedding's sine
+cache) must not become a file-scope `sin`."""
+
 
 def sanitize(name: str) -> str:
     """A C identifier from any string (no leading underscore: those are reserved)."""
@@ -56,7 +79,7 @@ class Namer:
     """Hands out unique C identifiers, deterministically."""
 
     def __init__(self, reserved: Iterable[str] = ()) -> None:
-        self.used = set(C_KEYWORDS) | set(reserved)
+        self.used = set(C_KEYWORDS) | C_LIBRARY | set(reserved)
         self.counters: dict[str, int] = {}
 
     def take(self, base: str) -> str:

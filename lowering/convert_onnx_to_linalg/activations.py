@@ -1,6 +1,6 @@
 """Activation functions beyond the arithmetic ones of `elementwise.py`: the
 exponential linear units (Elu, Selu, Celu), PRelu, ThresholdedRelu, Shrink,
-Gelu, Mish and Swish, as elementwise maps (see `ElementwisePattern`) with
+Gelu, Mish, Swish and SwiGLU, as elementwise maps (see `ElementwisePattern`) with
 their attributes (spec defaults) as constants of the body.
 
 exp(x) - 1 is computed as `math.expm1` (exact near 0, where onnxruntime's
@@ -21,8 +21,14 @@ from xdsl.pattern_rewriter import PatternRewriter
 from onnxc.dialects import onnx
 from onnxc.element_types import Kind
 from onnxc.lowering.convert_onnx_to_linalg import scalar
-from onnxc.lowering.convert_onnx_to_linalg.common import OnnxLowering, broadcast_into, unsupported
+from onnxc.lowering.convert_onnx_to_linalg.common import (
+    OnnxLowering,
+    broadcast_into,
+    elementwise,
+    unsupported,
+)
 from onnxc.lowering.convert_onnx_to_linalg.elementwise import ElementwisePattern, sigmoid
+from onnxc.lowering.convert_onnx_to_linalg.indexing import require_sizes
 from onnxc.lowering.convert_onnx_to_linalg.logic import select
 from onnxc.lowering.convert_onnx_to_linalg.math_functions import softplus
 from onnxc.lowering.convert_onnx_to_linalg.scalar import constant
@@ -159,11 +165,34 @@ class MishOpLowering(ElementwisePattern):
         return scalar.MUL(b, args[0], scalar.TANH(b, softplus(b, args[0])))
 
 
+def swish(b: Builder, x: SSAValue, alpha: float = 1.0) -> SSAValue:
+    """x * sigmoid(alpha * x) (SiLU when alpha is 1)."""
+    return scalar.MUL(b, x, sigmoid(b, _times(b, alpha, x)))
+
+
 class SwishOpLowering(ElementwisePattern):
     """`onnx.Swish` (attribute `alpha`, 1.0) -> x * sigmoid(alpha * x)."""
 
     source = onnx.SwishOp
 
     def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        x = args[0]
-        return scalar.MUL(b, x, sigmoid(b, _times(b, op.attr("alpha"), x)))
+        return swish(b, args[0], op.attr("alpha"))
+
+
+class SwiGLUOpLowering(OnnxLowering[onnx.SwiGLUOp]):
+    """`onnx.SwiGLU` (attribute `alpha`, 1.0) -> swish(a, alpha) * b, with A
+    and B of the same shape (no broadcasting: sizes that differ are an
+    error, or a run-time check)."""
+
+    def rewrite(self, op: onnx.SwiGLUOp, rewriter: PatternRewriter) -> None:
+        sizes = self.shapes.sizes(op.A)
+        other = self.shapes.sizes(op.B)
+        if len(other) != len(sizes):
+            raise unsupported(op, "A and B must have the same shape")
+        require_sizes(op, rewriter, self.shapes, other, sizes, "B")
+        alpha = op.attr("alpha")
+
+        def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+            return scalar.MUL(b, swish(b, args[0], alpha), args[1])
+
+        elementwise(rewriter, self.shapes, op, body)

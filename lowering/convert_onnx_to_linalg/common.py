@@ -146,6 +146,18 @@ def check(rewriter: PatternRewriter, op: Operation, condition: SSAValue, what: s
     rewriter.insert(CheckOp(condition, f"{comment_for(op).data}: {what}"))
 
 
+def require_equal(
+    rewriter: PatternRewriter, shapes: Shapes, op: onnx.OnnxOp, got: Size, want: Size, what: str
+) -> None:
+    """Sizes `got` and `want` are equal (`what` says what that means): an
+    error now where both are known, else a run-time check."""
+    if isinstance(got, int) and isinstance(want, int):
+        if got != want:
+            raise unsupported(op, f"not the case that {what} ({got} != {want})")
+    elif not shapes.same(got, want):
+        check(rewriter, op, shapes.equal(got, want), what)
+
+
 def comment_for(op: Operation) -> StringAttr:
     """The `onnxc.comment` of what `op` lowers to: 'OpType node_name'."""
     label = onnx.node_name(op) if isinstance(op, onnx.OnnxOp) else ""

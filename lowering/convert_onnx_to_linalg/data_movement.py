@@ -12,13 +12,14 @@ loads it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IndexType
 from xdsl.dialects.linalg.ops import IndexOp
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -28,7 +29,6 @@ from xdsl.ir.affine import (
     AffineMap,
 )
 from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.rewriter import InsertPoint
 
 from onnxc.dialects import onnx
 from onnxc.lowering.convert_onnx_to_linalg.common import (
@@ -39,7 +39,6 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     check,
     constant_value,
     copy,
-    element_type,
     generic,
     identity_map,
     indexed_generic,
@@ -48,6 +47,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     shape_of,
     unsupported,
 )
+from onnxc.lowering.convert_onnx_to_linalg.loops import choose
 from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_elements
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.index_arith import Size, is_static, static
@@ -89,11 +89,7 @@ class TransposeOpLowering(OnnxLowering[onnx.TransposeOp]):
 
 
 class ConcatOpLowering(OnnxLowering[onnx.ConcatOp]):
-    """`onnx.Concat` (`axis` may be negative). With every input's size along
-    the axis known at compile time: one generic copy per (non-empty) input,
-    iterating over the input and writing at `d_axis + offset`. Otherwise one
-    generic over the output whose body picks the input holding each position
-    (`scf.if` on the running offsets) and loads from it."""
+    """`onnx.Concat` (`axis` may be negative): see `concatenate`."""
 
     def rewrite(self, op: onnx.ConcatOp, rewriter: PatternRewriter) -> None:
         rank = len(shape_of(op.results[0])) if op.results else 0
@@ -111,78 +107,90 @@ class ConcatOpLowering(OnnxLowering[onnx.ConcatOp]):
         out_shape = self.shapes.result_sizes(op.results[0], computed)
         output = alloc(rewriter, op.results[0].type, out_shape)
         buffers = [buffer_of(rewriter, v) for v in op.operands]
-        if all(isinstance(s[axis], int) for s in inputs):
-            self._static_offsets(op, rewriter, buffers, inputs, out_shape, axis, output)
-        else:
-            self._run_time_offsets(op, rewriter, buffers, inputs, out_shape, axis, output)
+        concatenate(rewriter, self.shapes, op, buffers, inputs, output, out_shape, axis)
         self.replace(rewriter, op, [output])
 
-    def _static_offsets(
-        self,
-        op: onnx.ConcatOp,
-        rewriter: PatternRewriter,
-        buffers: Sequence[SSAValue],
-        inputs: Sequence[Sequence[Size]],
-        out_shape: Sequence[Size],
-        axis: int,
-        output: SSAValue,
-    ) -> None:
-        rank = len(out_shape)
+
+def concatenate(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    buffers: Sequence[SSAValue],
+    inputs: Sequence[Sequence[Size]],
+    output: SSAValue,
+    out_shape: Sequence[Size],
+    axis: int,
+) -> None:
+    """Copy `buffers` (of sizes `inputs`) one after the other along `axis`
+    into `output` (of `out_shape`). With every input's size along the axis
+    known at compile time: one generic copy per (non-empty) input, iterating
+    over the input and writing at `d_axis + offset`. Otherwise one generic
+    over the output whose body picks the input holding each position
+    (`scf.if` on the running offsets) and loads from it."""
+    concatenation = _Concatenation(shapes, op, buffers, inputs, output, out_shape, axis)
+    if all(isinstance(s[axis], int) for s in inputs):
+        concatenation.static_offsets(rewriter)
+    else:
+        concatenation.run_time_offsets(rewriter)
+
+
+@dataclass
+class _Concatenation:
+    """The arguments of `concatenate`, and its two ways."""
+
+    shapes: Shapes
+    op: onnx.OnnxOp
+    buffers: Sequence[SSAValue]
+    inputs: Sequence[Sequence[Size]]
+    output: SSAValue
+    out_shape: Sequence[Size]
+    axis: int
+
+    def static_offsets(self, rewriter: PatternRewriter) -> None:
+        rank, axis = len(self.out_shape), self.axis
         offset = 0
-        for buffer, shape in zip(buffers, inputs, strict=True):
+        for buffer, shape in zip(self.buffers, self.inputs, strict=True):
             size = shape[axis]
             assert isinstance(size, int)
             empty = any(isinstance(s, int) and s == 0 for s in shape)
             if not empty:
                 shifted: AffineExpr = AffineDimExpr(axis) + offset
-                if not self.shapes.same(size, out_shape[axis]):
+                if not self.shapes.same(size, self.out_shape[axis]):
                     shifted = partial(shifted)
                 write = AffineMap(
                     rank, 0, tuple(shifted if d == axis else AffineDimExpr(d) for d in range(rank))
                 )
-                copy(rewriter, op, buffer, output, identity_map(rank), write)
+                copy(rewriter, self.op, buffer, self.output, identity_map(rank), write)
             offset += size
 
-    def _run_time_offsets(
-        self,
-        op: onnx.ConcatOp,
-        rewriter: PatternRewriter,
-        buffers: Sequence[SSAValue],
-        inputs: Sequence[Sequence[Size]],
-        out_shape: Sequence[Size],
-        axis: int,
-        output: SSAValue,
-    ) -> None:
-        rank = len(out_shape)
+    def run_time_offsets(self, rewriter: PatternRewriter) -> None:
+        shapes, buffers, axis = self.shapes, self.buffers, self.axis
+        rank = len(self.out_shape)
         starts: list[SSAValue] = []
         offset: Size = 0
-        for shape in inputs:
-            starts.append(self.shapes.index(offset))
-            offset = self.shapes.add(offset, shape[axis])
-        element = element_type(output)
+        for shape in self.inputs:
+            starts.append(shapes.index(offset))
+            offset = shapes.add(offset, shape[axis])
 
         def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
             indices = [b.insert(IndexOp(d)).result for d in range(rank)]
 
-            def pick(pb: Builder, k: int) -> SSAValue:
+            def load(pb: Builder, k: int) -> SSAValue:
                 position: list[SSAValue] = list(indices)
                 position[axis] = pb.insert(arith.SubiOp(indices[axis], starts[k])).result
+                return pb.insert(memref.LoadOp.get(buffers[k], position)).res
+
+            def pick(pb: Builder, k: int) -> SSAValue:
                 if k == len(buffers) - 1:
-                    return pb.insert(memref.LoadOp.get(buffers[k], position)).res
-                ends_here = self.shapes.index(self.shapes.add(starts[k], inputs[k][axis]))
+                    return load(pb, k)
+                ends_here = shapes.index(shapes.add(starts[k], self.inputs[k][axis]))
                 inside = pb.insert(arith.CmpiOp(indices[axis], ends_here, "slt")).result
-                then_block, else_block = Block(), Block()
-                then_builder = Builder(InsertPoint.at_end(then_block))
-                loaded = then_builder.insert(memref.LoadOp.get(buffers[k], position)).res
-                then_builder.insert(scf.YieldOp(loaded))
-                else_builder = Builder(InsertPoint.at_end(else_block))
-                else_builder.insert(scf.YieldOp(pick(else_builder, k + 1)))
-                branch = scf.IfOp(inside, [element], [then_block], [else_block])
-                return pb.insert(branch).results[0]
+                return choose(pb, inside, lambda t: load(t, k), lambda t: pick(t, k + 1))
 
             return pick(b, 0)
 
-        generic(rewriter, op, [], [output], [identity_map(rank)], [PARALLEL] * rank, body)
+        outputs = [self.output]
+        generic(rewriter, self.op, [], outputs, [identity_map(rank)], [PARALLEL] * rank, body)
 
 
 def slice_bounds(dim: int, start: int, end: int, step: int) -> tuple[int, int]:

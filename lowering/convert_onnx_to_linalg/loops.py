@@ -47,6 +47,26 @@ def when(b: Builder, condition: SSAValue, then: Callable[[Builder], None]) -> No
     b.insert(scf.IfOp(condition, [], [block]))
 
 
+def choose(
+    b: Builder,
+    condition: SSAValue,
+    then: Callable[[Builder], SSAValue],
+    otherwise: Callable[[Builder], SSAValue],
+) -> SSAValue:
+    """`scf.if condition { then } else { otherwise }`, yielding the value the
+    branch taken builds (the other is not computed: a load there may be out
+    of bounds)."""
+    blocks: list[Block] = []
+    values: list[SSAValue] = []
+    for branch in (then, otherwise):
+        block = Block()
+        inner = Builder(InsertPoint.at_end(block))
+        values.append(branch(inner))
+        inner.insert(scf.YieldOp(values[-1]))
+        blocks.append(block)
+    return b.insert(scf.IfOp(condition, [values[0].type], blocks[:1], blocks[1:])).results[0]
+
+
 def index(b: Builder, value: int | SSAValue) -> SSAValue:
     """`value` as an `index` value built at `b` (a constant for an int)."""
     if isinstance(value, SSAValue):

@@ -330,3 +330,11 @@ def convert(b: Builder, value: SSAValue, target: Attribute) -> SSAValue:
     if source.width.data > target.width.data:
         return b.insert(arith.TruncIOp(value, target)).result
     return b.insert(arith.BitcastOp(value, target)).result
+
+
+def rounded(b: Builder, value: SSAValue, t: Attribute) -> SSAValue:
+    """`value` rounded to type `t` (where an operation's result is of type
+    `t`), kept in its own type: a conversion there and back."""
+    if value.type == t:
+        return value
+    return convert(b, convert(b, value, t), value.type)

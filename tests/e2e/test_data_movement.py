@@ -7,8 +7,6 @@ access out of bounds."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +18,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnxc
+from tests.e2e.run_time import assert_builds_warning_free, assert_refused
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -266,22 +265,11 @@ REFUSED: list[tuple[str, dict[str, np.ndarray]]] = [
     ("name", "feeds"), REFUSED, ids=[f"{n}-{k}" for k, (n, _) in enumerate(REFUSED)]
 )
 def test_indices_and_sizes_the_model_refuses(name: str, feeds: dict[str, np.ndarray]) -> None:
-    model = onnxc.compile(MODELS[name].proto(), name=name)
-    with pytest.raises(onnxc.OnnxcError, match="status -5"):
-        model.run(feeds)
-
-
-STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O2", "-c"]
+    assert_refused(MODELS[name].proto(), name, feeds)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_builds_warning_free(name: str, tmp_path: Path) -> None:
     """The C of each model (run-time checks inside loops, double coordinates,
     data-dependent sizes) compiles without a warning."""
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc not installed")
-    generated = onnxc.generate_c(MODELS[name].proto(), name=name)
-    generated.write(tmp_path)
-    for source in generated.c_files():
-        command = ["gcc", *STRICT, str(tmp_path / source), "-o", str(tmp_path / "m.o")]
-        subprocess.run(command, check=True)
+    assert_builds_warning_free(MODELS[name].proto(), name, tmp_path)

@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.parser import Parser
 
 from onnxc.emit.c_interface import print_c
-from onnxc.emit.c_names import sanitize
+from onnxc.emit.c_names import Namer, sanitize
 from onnxc.emit.c_types import float_literal
 from onnxc.errors import CEmitError
 from onnxc.runtime_c import runtime_dir, runtime_files
@@ -371,6 +371,19 @@ def test_sanitize() -> None:
     assert sanitize("input.1") == "input_1"
     assert sanitize("0x") == "t_0x"
     assert sanitize("__w") == "w"
+
+
+def test_names_avoid_the_c_library() -> None:
+    """Tensors named like math.h functions or stdint types (a rotary
+    embedding's `cos` and `sin` caches) get other identifiers."""
+    namer = Namer()
+    assert [namer.take(n) for n in ("sin", "cos", "expf", "int8_t", "x")] == [
+        "sin_1",
+        "cos_1",
+        "expf_1",
+        "int8_t_1",
+        "x",
+    ]
 
 
 def test_bad_name_and_unsupported_op() -> None:
