@@ -60,6 +60,7 @@ class Recurrence:
     and the direction being built (`d`, its activations `f`)."""
 
     acc: Attribute
+    hidden_size: Size
     hidden: SSAValue
     xw: SSAValue
     r: SSAValue
@@ -83,16 +84,22 @@ class Recurrence:
 
     def row(self, b: Builder, gate: int, u: SSAValue) -> SSAValue:
         """The row of unit `u` of gate `gate` in the gate axis."""
-        offset = b.insert(arith.MuliOp(index(b, gate), self.hidden)).result
-        return b.insert(arith.AddiOp(offset, u)).result
+        if gate == 0:
+            return u
+        return b.insert(arith.AddiOp(self.times_hidden(b, gate), u)).result
+
+    def times_hidden(self, b: Builder, factor: int) -> SSAValue:
+        """factor * hidden (a constant when the hidden size is one)."""
+        if isinstance(self.hidden_size, int):
+            return index(b, factor * self.hidden_size)
+        return b.insert(arith.MuliOp(index(b, factor), self.hidden)).result
 
     def bias_of(self, b: Builder, row: SSAValue, recurrent: bool) -> SSAValue | None:
         """Wb (or Rb) of `row`, None without B."""
         if self.bias is None:
             return None
         if recurrent:
-            all_rows = b.insert(arith.MuliOp(index(b, self.total_gates), self.hidden)).result
-            row = b.insert(arith.AddiOp(all_rows, row)).result
+            row = b.insert(arith.AddiOp(self.times_hidden(b, self.total_gates), row)).result
         return self.load(b, self.bias, [index(b, self.d), row])
 
     def projected(self, b: Builder, t: SSAValue, batch: SSAValue, row: SSAValue) -> SSAValue:
@@ -113,7 +120,7 @@ class Recurrence:
     ) -> None:
         """Gate buffer rows of gates first..first+count-1: (the projection and
         Wb, when `projected`) + Rb + sum_k h[k] (* gate `scale`[k]) R[row, k]."""
-        rows = b.insert(arith.MuliOp(index(b, count), self.hidden)).result
+        rows = self.times_hidden(b, count)
 
         def each(b: Builder, u: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             row = self.row(b, first, u)
@@ -240,6 +247,7 @@ class RecurrentLowering(OnnxLowering[onnx.OnnxOp]):
         lens = None if is_none(lens_value) else buffer_of(rewriter, lens_value)
         net = Recurrence(
             acc,
+            hidden,
             shapes.index(hidden),
             xw,
             buffer_of(rewriter, r_value),

@@ -222,6 +222,11 @@ CASES: dict[str, Case] = {
     "EyeLike": Case((In((3, 4)),), {"k": 1}, exact=True),
     "Flatten": Case((In((2, 3, 4)),), {"axis": 1}, exact=True),
     "Floor": unary(exact=True),
+    "GRU": Case(
+        (In((3, 2, 4), "small"), In((1, 9, 4), "small"), In((1, 9, 3), "small")),
+        {"hidden_size": 3},
+        outputs=2,
+    ),
     "Gather": Case((In((4, 3)), In((2, 2), dtype="int64", value=[[0, 3], [-1, 1]])), exact=True),
     "GatherElements": Case(
         (In((3, 4)), In((3, 2), dtype="int64", value=[[0, 3], [-1, 1], [2, -4]])),
@@ -259,6 +264,11 @@ CASES: dict[str, Case] = {
         (In((2, 3, 4), "special"),), {"detect_negative": 0}, exact=True, output_dtypes=("bool",)
     ),
     "IsNaN": Case((In((2, 3, 4), "special"),), exact=True, output_dtypes=("bool",)),
+    "LSTM": Case(
+        (In((3, 2, 4), "small"), In((1, 12, 4), "small"), In((1, 12, 3), "small")),
+        {"hidden_size": 3},
+        outputs=3,
+    ),
     "LayerNormalization": Case(
         (In((2, 3, 4)), In((3, 4), value="scale"), In((4,), value="bias")), {"axis": 1}
     ),
@@ -307,6 +317,11 @@ CASES: dict[str, Case] = {
         exact=True,
     ),
     "Pow": Case((In((2, 3), "positive"), In((3,), "small")), type_variable="T"),
+    "RNN": Case(
+        (In((3, 2, 4), "small"), In((1, 3, 4), "small"), In((1, 3, 3), "small")),
+        {"hidden_size": 3},
+        outputs=2,
+    ),
     "Range": Case((In((), "small"), In((), "any"), In((), "positive")), exact=True),
     "RMSNormalization": Case((In((2, 3, 4)), In((4,), value="scale")), {"axis": -1}, opset=23),
     "Reciprocal": unary("nonzero", exact=True),
