@@ -27,7 +27,7 @@ from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
 from xdsl.dialects import math as math_dialect
 from xdsl.dialects.builtin import MemRefType, f64
-from xdsl.dialects.linalg import IndexOp
+from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 

@@ -19,8 +19,13 @@ import pytest
 from onnx import TensorProto, helper
 
 ort = pytest.importorskip("onnxruntime")
+pytest.importorskip("torch")
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
 
 import onnxc  # noqa: E402
+from tests.models import export  # noqa: E402
 
 RTOL, ATOL = 1e-4, 1e-5
 SEQ, BATCH, INPUT, HIDDEN = 5, 3, 4, 6
@@ -184,12 +189,6 @@ def test_only_the_final_state() -> None:
     (expected,) = session.run(None, feeds)
     got = onnxc.compile(model, name="gru_final").run(feeds)["Y_h"]
     np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL)
-
-
-torch = pytest.importorskip("torch")
-nn = torch.nn
-
-from tests.models import export  # noqa: E402
 
 
 class LSTMTagger(nn.Module):

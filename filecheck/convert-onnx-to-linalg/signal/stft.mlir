@@ -1,0 +1,23 @@
+// RUN: xdsl-opt -p convert-onnx-to-linalg --split-input-file %s | filecheck %s
+
+func.func @stft(%x: tensor<1x32x1xf32>, %w: tensor<8xf32>) -> tensor<1x7x5x2xf32> {
+  %step = "onnx.Constant"() <{value = dense<4> : tensor<i64>}> : () -> tensor<i64>
+  %none = "onnx.NoValue"() : () -> none
+  %r = "onnx.STFT"(%x, %step, %w, %none) {onnx_node_name = "stft"} : (tensor<1x32x1xf32>, tensor<i64>, tensor<8xf32>, none) -> tensor<1x7x5x2xf32>
+  func.return %r : tensor<1x7x5x2xf32>
+}
+
+// Frames of 8 samples every 4, each sample times the window, 5 one-sided bins.
+// CHECK-LABEL: func.func @stft
+// CHECK-SAME:    (%[[X:.*]]: memref<1x32x1xf32>, %[[W:.*]]: memref<8xf32>, %[[Y:.*]]: memref<1x7x5x2xf32>)
+// CHECK:         %[[COS:.*]] = memref.alloc() : memref<8xf32>
+// CHECK:         scf.for %[[B:[^ ]+]] =
+// CHECK:           scf.for %[[F:[^ ]+]] =
+// CHECK:             scf.for %[[K:[^ ]+]] =
+// CHECK:               %[[START:.*]] = arith.muli %[[F]], %{{.*}} : index
+// CHECK:               scf.for %[[N:[^ ]+]] = {{.*}} -> (f32, f32, index) {
+// CHECK-NEXT:            %[[AT:.*]] = arith.addi %[[START]], %[[N]] : index
+// CHECK:                 %[[S:.*]] = memref.load %[[X]][%[[B]], %[[AT]], %{{.*}}] : memref<1x32x1xf32>
+// CHECK-NEXT:            %[[WN:.*]] = memref.load %[[W]][%[[N]]] : memref<8xf32>
+// CHECK-NEXT:            arith.mulf %[[S]], %[[WN]] : f32
+// CHECK:               memref.store %{{.*}}, %[[Y]][%[[B]], %[[F]], %[[K]], %{{.*}}] : memref<1x7x5x2xf32>
