@@ -1,120 +1,47 @@
 """Fourier transforms: DFT (opset 20: `axis` and `dft_length` as inputs) and
-STFT.
-
-Each output bin is a direct sum over the signal (O(n^2) per transformed
-row): an `scf.for` over the samples carrying the real and imaginary sums and
-the twiddle index k n mod L (advanced by k each sample, so no product or
-division is needed). The twiddles cos(2 pi j / L) and sin(2 pi j / L) are
-computed once per node, in double, into two tables in the accumulator type
-(float for float and the 16-bit floats, double for double), in which the
-sums are also taken. Real input has a trailing dimension of 1, complex input
-one of 2 (real, imaginary).
+STFT, each a set of rows transformed by `fft.py` (the fast transform for a
+power-of-two length known at compile time, else the direct sum), in the
+accumulator type (float for float and the 16-bit floats, double for
+double). Real input has a trailing dimension of 1, complex input one of 2
+(real, imaginary).
 
 DFT follows numpy's fft/ifft/rfft/irfft, as the spec's reference does: a
 signal longer than `dft_length` is cut, a shorter one padded with zeros; the
 inverse divides by L; the one-sided inverse (IRFFT) rebuilds the full
-spectrum from its Hermitian half, each bin but 0 and L/2 counted twice, and
-returns the real part.
+spectrum from its Hermitian half (the first L / 2 + 1 bins, cut or padded
+with zeros) and returns the real part. onnxruntime differs from numpy in
+IRFFT when the input does not have L / 2 + 1 bins; onnxc follows numpy.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
-from xdsl.dialects import math as math_dialect
-from xdsl.dialects.builtin import MemRefType, f64
-from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
-    PARALLEL,
     OnnxLowering,
     accumulator_type,
-    alloc,
     buffer_of,
     check,
     element_type,
-    generic,
-    identity_map,
     is_none,
     shape_of,
     unsupported,
     widened,
 )
-from onnxc.lowering.convert_onnx_to_linalg.interpolation import div, mul, of_index
-from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_range, index, nest, when
+from onnxc.lowering.convert_onnx_to_linalg.fft import Sample, Signal, Transform, prepare, spectra
+from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, index, when
 from onnxc.lowering.convert_onnx_to_linalg.scalar import constant, convert
 from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_elements
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.index_arith import Size
-
-Sample = Callable[[Builder, SSAValue], tuple[SSAValue, SSAValue | None]]
-"""Loads sample n of the row being transformed: its real and imaginary parts
-(None for a real signal), in the accumulator type."""
-
-
-def twiddles(
-    rewriter: PatternRewriter, source: onnx.OnnxOp, length: Size, acc: Attribute
-) -> tuple[SSAValue, SSAValue]:
-    """Tables of cos(2 pi j / L) and sin(2 pi j / L) for j < L = `length`."""
-    tables = [alloc(rewriter, MemRefType(acc, [-1]), [length]) for _ in range(2)]
-    here = builder_before(source)
-    step = div(here, 2 * math.pi, scalar.number(here, length, f64))
-
-    def body(b: Builder, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-        angle = mul(b, step, of_index(b, b.insert(IndexOp(0)).result))
-        cos = b.insert(math_dialect.CosOp(angle)).result
-        sin = b.insert(math_dialect.SinOp(angle)).result
-        return [convert(b, cos, acc), convert(b, sin, acc)]
-
-    generic(rewriter, source, [], tables, [identity_map(1)] * 2, [PARALLEL], body)
-    return tables[0], tables[1]
-
-
-def transform(
-    b: Builder,
-    sample: Sample,
-    count: SSAValue,
-    k: SSAValue,
-    length: SSAValue,
-    tables: tuple[SSAValue, SSAValue],
-    inverse: bool,
-    acc: Attribute,
-) -> tuple[SSAValue, SSAValue]:
-    """sum over n < `count` of sample(n) e^(-+2 pi i k n / L) (+ for the
-    inverse), as (real, imaginary); k < L."""
-    zero = constant(b, 0.0, acc)
-
-    def term(b: Builder, n: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
-        re, im, j = carried
-        xr, xi = sample(b, n)
-        c = b.insert(memref.LoadOp.get(tables[0], [j])).res
-        s = b.insert(memref.LoadOp.get(tables[1], [j])).res
-        if inverse:  # (xr + i xi)(c + i s)
-            dr, di = scalar.MUL(b, xr, c), scalar.MUL(b, xr, s)
-            if xi is not None:
-                dr = scalar.SUB(b, dr, scalar.MUL(b, xi, s))
-                di = scalar.ADD(b, di, scalar.MUL(b, xi, c))
-        else:  # (xr + i xi)(c - i s)
-            dr, di = scalar.MUL(b, xr, c), scalar.NEG(b, scalar.MUL(b, xr, s))
-            if xi is not None:
-                dr = scalar.ADD(b, dr, scalar.MUL(b, xi, s))
-                di = scalar.ADD(b, di, scalar.MUL(b, xi, c))
-        advanced = b.insert(arith.AddiOp(j, k)).result
-        wrapped = b.insert(arith.SubiOp(advanced, length)).result
-        past = b.insert(arith.CmpiOp(advanced, length, "sge")).result
-        j = b.insert(arith.SelectOp(past, wrapped, advanced)).result
-        return [scalar.ADD(b, re, dr), scalar.ADD(b, im, di), j]
-
-    re, im, _ = for_range(b, 0, count, [zero, zero, index(b, 0)], term)
-    return re, im
 
 
 def _positive(
@@ -152,7 +79,7 @@ def _loader(
     return sample
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Along:
     """DFT along one axis: its output sizes, length L and samples summed."""
 
@@ -185,10 +112,11 @@ class DFTOpLowering(OnnxLowering[onnx.DFTOp]):
         output = self.result_buffer(rewriter, op.output, plans[0].out_sizes)
         x = buffer_of(rewriter, op.input)
         acc = accumulator_type(element_type(output))
-        tables = [twiddles(rewriter, op, plan.length, acc) for plan in plans]
+        inverse = bool(op.attr("inverse"))
+        transforms = [prepare(rewriter, op, plan.length, inverse, acc) for plan in plans]
         here = builder_before(op)
         if len(plans) == 1:
-            self.emit(op, here, plans[0], x, output, tables[0])
+            self.emit(op, here, plans[0], x, output, transforms[0])
         else:
             assert isinstance(axis, SSAValue)
             negative = shapes.less(axis, 0)
@@ -198,8 +126,8 @@ class DFTOpLowering(OnnxLowering[onnx.DFTOp]):
             for match in matches[1:]:
                 known = shapes.either(known, match)
             check(rewriter, op, known, "axis gives the output's shape")
-            for plan, match, table in zip(plans, matches, tables, strict=True):
-                when(here, match, lambda b, p=plan, t=table: self.emit(op, b, p, x, output, t))
+            for plan, match, transform in zip(plans, matches, transforms, strict=True):
+                when(here, match, lambda b, p=plan, t=transform: self.emit(op, b, p, x, output, t))
         self.replace(rewriter, op, [output])
 
     def along(self, op: onnx.DFTOp, axis: int, length: Size | None) -> _Along:
@@ -244,53 +172,33 @@ class DFTOpLowering(OnnxLowering[onnx.DFTOp]):
         plan: _Along,
         x: SSAValue,
         output: SSAValue,
-        tables: tuple[SSAValue, SSAValue],
+        transform: Transform,
     ) -> None:
-        """The loops of the transform along `plan.axis`, built at `here`."""
+        """The transforms along `plan.axis`, built at `here`."""
         axis = plan.axis
-        inverse, real_output = bool(op.attr("inverse")), shape_of(op.output)[-1] == 1
+        real_output = transform.inverse and bool(op.attr("onesided"))
         parts = _complex_parts(op, op.input)
         element = element_type(output)
-        acc = accumulator_type(element)
-        count, steps = self.shapes.index(plan.count), self.shapes.index(plan.length)
+        acc = transform.acc
         scale = None
-        if inverse:
-            scale = scalar.DIV(here, constant(here, 1.0, acc), scalar.number(here, steps, acc))
+        if transform.inverse:
+            steps = scalar.number(here, plan.length, acc)
+            scale = scalar.DIV(here, constant(here, 1.0, acc), steps)
 
-        def point(b: Builder, position: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
-            def at(b: Builder, n: SSAValue) -> list[SSAValue]:
-                return [*position[:axis], n, *position[axis + 1 :]]
+        def sample_of(b: Builder, position: list[SSAValue]) -> Sample:
+            return _loader(x, parts, acc, lambda b, n: [*position[:axis], n, *position[axis:]])
 
-            sample = _loader(x, parts, acc, at)
-            if real_output:
-                sample = _hermitian(sample, steps, acc)
-            re, im = transform(b, sample, count, position[axis], steps, tables, inverse, acc)
-            values = [re] if real_output else [re, im]
-            for part, value in enumerate(values):
+        def store(b: Builder, position: list[SSAValue], k: SSAValue, re: SSAValue, im: SSAValue):
+            at = [*position[:axis], k, *position[axis:]]
+            for part, value in enumerate([re] if real_output else [re, im]):
                 if scale is not None:
                     value = scalar.MUL(b, value, scale)
                 converted = convert(b, value, element)
-                b.insert(memref.StoreOp.get(converted, output, [*position, index(b, part)]))
-            return []
+                b.insert(memref.StoreOp.get(converted, output, [*at, index(b, part)]))
 
-        nest(here, plan.out_sizes[:-1], [], point)
-
-
-def _hermitian(sample: Sample, length: SSAValue, acc: Attribute) -> Sample:
-    """Sample k of a one-sided spectrum weighted for the real inverse: bins 0
-    and L/2 once, the others twice (for themselves and their conjugates)."""
-
-    def weighted(b: Builder, k: SSAValue) -> tuple[SSAValue, SSAValue | None]:
-        xr, xi = sample(b, k)
-        first = b.insert(arith.CmpiOp(k, index(b, 0), "eq")).result
-        twice_k = b.insert(arith.AddiOp(k, k)).result
-        middle = b.insert(arith.CmpiOp(twice_k, length, "eq")).result
-        once = b.insert(arith.OrIOp(first, middle)).result
-        weight = b.insert(arith.SelectOp(once, constant(b, 1.0, acc), constant(b, 2.0, acc)))
-        xr = scalar.MUL(b, xr, weight.result)
-        return xr, None if xi is None else scalar.MUL(b, xi, weight.result)
-
-    return weighted
+        rows = [size for d, size in enumerate(plan.out_sizes[:-1]) if d != axis]
+        signal = Signal(sample_of, plan.count, hermitian=real_output)
+        spectra(here, rows, transform, signal, plan.out_sizes[axis], store)
 
 
 class STFTOpLowering(OnnxLowering[onnx.STFTOp]):
@@ -323,28 +231,27 @@ class STFTOpLowering(OnnxLowering[onnx.STFTOp]):
         output = self.result_buffer(rewriter, op.output, [batch, frames, bins, 2])
         element = element_type(output)
         acc = accumulator_type(element)
-        tables = twiddles(rewriter, op, length, acc)
         x = buffer_of(rewriter, op.signal)
-        steps, stride = shapes.index(length), shapes.index(step)
-        here = builder_before(op)
+        stride = shapes.index(step)
+        transform = prepare(rewriter, op, length, False, acc)
 
-        def point(b: Builder, position: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
-            row, frame, k = position
+        def sample_of(b: Builder, position: list[SSAValue]) -> Sample:
+            row, frame = position
             start = b.insert(arith.MuliOp(frame, stride)).result
 
             def at(b: Builder, n: SSAValue) -> list[SSAValue]:
                 return [row, b.insert(arith.AddiOp(start, n)).result]
 
             sample = _loader(x, parts, acc, at)
-            if window is not None:
-                sample = _windowed(sample, window, acc)
-            re, im = transform(b, sample, steps, k, steps, tables, False, acc)
+            return sample if window is None else _windowed(sample, window, acc)
+
+        def store(b: Builder, position: list[SSAValue], k: SSAValue, re: SSAValue, im: SSAValue):
             for part, value in enumerate((re, im)):
                 converted = convert(b, value, element)
-                b.insert(memref.StoreOp.get(converted, output, [*position, index(b, part)]))
-            return []
+                b.insert(memref.StoreOp.get(converted, output, [*position, k, index(b, part)]))
 
-        nest(here, [batch, frames, bins], [], point)
+        here = builder_before(op)
+        spectra(here, [batch, frames], transform, Signal(sample_of, length), bins, store)
         self.replace(rewriter, op, [output])
 
 
