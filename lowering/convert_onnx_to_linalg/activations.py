@@ -41,15 +41,25 @@ def _times(b: Builder, factor: float, x: SSAValue) -> SSAValue:
     return scalar.MUL(b, constant(b, factor, x.type), x)
 
 
+def elu(b: Builder, x: SSAValue, alpha: float) -> SSAValue:
+    """x < 0 ? alpha * (exp(x) - 1) : x."""
+    negative = scalar.LESS(b, x, constant(b, 0.0, x.type))
+    return select(b, negative, _times(b, alpha, scalar.EXPM1(b, x)), x)
+
+
+def thresholded_relu(b: Builder, x: SSAValue, alpha: float) -> SSAValue:
+    """x > alpha ? x : 0."""
+    above = scalar.GREATER(b, x, constant(b, alpha, x.type))
+    return select(b, above, x, constant(b, 0.0, x.type))
+
+
 class EluOpLowering(ElementwisePattern):
     """`onnx.Elu` (attribute `alpha`, 1.0) -> x < 0 ? alpha * (exp(x) - 1) : x."""
 
     source = onnx.EluOp
 
     def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        x = args[0]
-        negative = scalar.LESS(b, x, constant(b, 0.0, x.type))
-        return select(b, negative, _times(b, op.attr("alpha"), scalar.EXPM1(b, x)), x)
+        return elu(b, args[0], op.attr("alpha"))
 
 
 class SeluOpLowering(ElementwisePattern):
@@ -105,9 +115,7 @@ class ThresholdedReluOpLowering(ElementwisePattern):
     source = onnx.ThresholdedReluOp
 
     def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        x = args[0]
-        above = scalar.GREATER(b, x, constant(b, op.attr("alpha"), x.type))
-        return select(b, above, x, constant(b, 0.0, x.type))
+        return thresholded_relu(b, args[0], op.attr("alpha"))
 
 
 class ShrinkOpLowering(ElementwisePattern):

@@ -65,7 +65,14 @@ def sigmoid(b: Builder, x: SSAValue) -> SSAValue:
     return scalar.DIV(b, one, scalar.ADD(b, one, scalar.EXP(b, scalar.NEG(b, x))))
 
 
-def _hard_sigmoid(b: Builder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
+def leaky_relu(b: Builder, x: SSAValue, alpha: float) -> SSAValue:
+    """x < 0 ? alpha * x : x."""
+    scaled = scalar.MUL(b, x, constant(b, alpha, x.type))
+    negative = scalar.LESS(b, x, constant(b, 0.0, x.type))
+    return b.insert(arith.SelectOp(negative, scaled, x)).result
+
+
+def hard_sigmoid(b: Builder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
     """max(0, min(1, alpha * x + beta))."""
     shifted = scalar.ADD(b, scalar.MUL(b, x, constant(b, alpha, x.type)), constant(b, beta, x.type))
     clamped = scalar.MIN(b, shifted, constant(b, 1.0, x.type))
@@ -207,10 +214,7 @@ class LeakyReluOpLowering(ElementwisePattern):
     source = onnx.LeakyReluOp
 
     def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        x = args[0]
-        scaled = scalar.MUL(b, x, constant(b, op.attr("alpha"), x.type))
-        negative = scalar.LESS(b, x, constant(b, 0.0, x.type))
-        return b.insert(arith.SelectOp(negative, scaled, x)).result
+        return leaky_relu(b, args[0], op.attr("alpha"))
 
 
 class SigmoidOpLowering(ElementwisePattern):
@@ -229,7 +233,7 @@ class HardSigmoidOpLowering(ElementwisePattern):
     source = onnx.HardSigmoidOp
 
     def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        return _hard_sigmoid(b, args[0], op.attr("alpha"), op.attr("beta"))
+        return hard_sigmoid(b, args[0], op.attr("alpha"), op.attr("beta"))
 
 
 class HardSwishOpLowering(ElementwisePattern):
@@ -238,7 +242,7 @@ class HardSwishOpLowering(ElementwisePattern):
     source = onnx.HardSwishOp
 
     def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        return scalar.MUL(b, args[0], _hard_sigmoid(b, args[0], 1.0 / 6.0, 0.5))
+        return scalar.MUL(b, args[0], hard_sigmoid(b, args[0], 1.0 / 6.0, 0.5))
 
 
 class ClipOpLowering(ElementwisePattern):

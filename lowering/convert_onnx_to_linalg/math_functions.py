@@ -27,6 +27,11 @@ def softplus(b: Builder, x: SSAValue) -> SSAValue:
     return scalar.ADD(b, positive, scalar.LOG1P(b, scalar.EXP(b, scalar.NEG(b, scalar.ABS(b, x)))))
 
 
+def softsign(b: Builder, x: SSAValue) -> SSAValue:
+    """x / (1 + |x|)."""
+    return scalar.DIV(b, x, scalar.ADD(b, constant(b, 1.0, x.type), scalar.ABS(b, x)))
+
+
 class SinOpLowering(ElementwisePattern):
     """`onnx.Sin` -> `math.sin`."""
 
@@ -154,5 +159,4 @@ class SoftsignOpLowering(ElementwisePattern):
     source = onnx.SoftsignOp
 
     def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        x = args[0]
-        return scalar.DIV(b, x, scalar.ADD(b, constant(b, 1.0, x.type), scalar.ABS(b, x)))
+        return softsign(b, args[0])
