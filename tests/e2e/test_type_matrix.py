@@ -288,6 +288,14 @@ CASES: dict[str, Case] = {
     "Mod": Case((In((2, 3, 4)), In((3, 1), "nonzero")), exact=True, opset=28),
     "Mul": binary(exact=True),
     "Neg": unary(exact=True),
+    "NegativeLogLikelihoodLoss": Case(
+        (
+            In((3, 4, 2)),
+            In((3, 2), dtype="int64", value=[[0, 3], [1, 2], [2, 1]]),
+            In((4,), "positive", value="weight"),
+        ),
+        {"reduction": "mean", "ignore_index": 1},
+    ),
     "NonZero": Case((In((3, 4), "small"),), exact=True, output_dtypes=("int64",)),
     "Not": unary(exact=True),
     "Or": binary(exact=True),
@@ -366,6 +374,11 @@ CASES: dict[str, Case] = {
         exact=True,
     ),
     "Softmax": unary(axis=1),
+    "SoftmaxCrossEntropyLoss": Case(
+        (In((3, 4, 2)), In((3, 2), dtype="int32", value=[[0, 3], [1, 2], [-2, 1]])),
+        {"reduction": "sum", "ignore_index": -2},
+        outputs=2,
+    ),
     "Softplus": unary(),
     "Softsign": unary(),
     "SpaceToDepth": Case((In((1, 2, 4, 6)),), {"blocksize": 2}, exact=True),
