@@ -404,6 +404,13 @@ CASES: dict[str, Case] = {
     ),
     "Transpose": Case((In((2, 3, 4)),), {"perm": [2, 0, 1]}, exact=True),
     "Trilu": Case((In((3, 4)), In((), dtype="int64", value=1)), {"upper": 0}, exact=True),
+    "Unique": Case(
+        (In((4, 3), "small"),),
+        {"axis": 1},
+        exact=True,
+        outputs=4,
+        output_dtypes=(None, "int64", "int64", "int64"),
+    ),
     "Unsqueeze": Case((In((2, 3)), In((1,), dtype="int64", value=[1])), exact=True),
     "Where": Case(
         (In((2, 3, 4), dtype="bool"), In((3, 1)), In((4,))), exact=True, type_variable="T"

@@ -8,13 +8,13 @@
 // CHECK-SAME:      %[[X:.*]]: memref<2x3x3xf32>, %[[OUT:.*]]: memref<2xf32>)
 // CHECK:         %[[M:.*]] = arith.constant 3 : index
 // CHECK:         %[[WORK:.*]] = memref.alloc() : memref<3x3xf32>
-// CHECK:         scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %[[M]] step
-// CHECK:             scf.for %[[J:.*]] = %{{.*}} to %[[M]] step
+// CHECK:         scf.for %[[B:[^ ]+]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           scf.for %[[I:[^ ]+]] = %{{.*}} to %[[M]] step
+// CHECK:             scf.for %[[J:[^ ]+]] = %{{.*}} to %[[M]] step
 // CHECK-NEXT:          %[[V:.*]] = memref.load %[[X]][%[[B]], %[[I]], %[[J]]] : memref<2x3x3xf32>
 // CHECK-NEXT:          memref.store %[[V]], %[[WORK]][%[[I]], %[[J]]] : memref<3x3xf32>
 // CHECK:           %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK:           %[[DET:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[M]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[ONE]]) -> (f32) {
+// CHECK:           %[[DET:.*]] = scf.for %[[K:[^ ]+]] = %{{.*}} to %[[M]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[ONE]]) -> (f32) {
 // CHECK:             %{{.*}}, %[[ROW:.*]] = scf.for {{.*}} -> (f32, index) {
 // CHECK:               math.absf
 // CHECK:               arith.cmpf ogt
