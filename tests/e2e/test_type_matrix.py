@@ -187,6 +187,9 @@ CASES: dict[str, Case] = {
     "Cast": Case((In((2, 3), "small"),), exact=True, type_variable="T1"),
     "CastLike": Case((In((2, 3), "small"), In((1,))), exact=True, type_variable="T1"),
     "Ceil": unary(exact=True),
+    "CenterCropPad": Case(
+        (In((5, 3)), In((2,), dtype="int64", value=[2, 6])), exact=True, type_variable="T"
+    ),
     "Celu": unary(alpha=2.0),
     "Clip": Case((In((2, 3, 4)), In((), value=-1), In((), value=2)), exact=True, type_variable="T"),
     "Compress": Case(
