@@ -284,8 +284,10 @@ CASES: dict[str, Case] = {
     "MeanVarianceNormalization": Case((In((2, 3, 2, 2)),)),
     "MaxPool": Case(
         (In((1, 2, 5, 5)),),
-        {"kernel_shape": [2, 2], "strides": [2, 2], "pads": [0, 0, 1, 1]},
+        {"kernel_shape": [2, 2], "strides": [2, 2], "pads": [0, 0, 1, 1], "storage_order": 1},
         exact=True,
+        outputs=2,
+        output_dtypes=(None, "int64"),
     ),
     "Mean": Case((In((2, 3, 4)), In((3, 1)), In((4,)))),
     "Min": binary(exact=True),
