@@ -289,6 +289,14 @@ CASES: dict[str, Case] = {
         outputs=2,
         output_dtypes=(None, "int64"),
     ),
+    "MaxUnpool": Case(
+        (
+            In((1, 2, 2, 2)),
+            In((1, 2, 2, 2), dtype="int64", value=[[[[0, 3], [9, 14]], [[16, 19], [25, 31]]]]),
+        ),
+        {"kernel_shape": [2, 2], "strides": [2, 2]},
+        exact=True,
+    ),
     "Mean": Case((In((2, 3, 4)), In((3, 1)), In((4,)))),
     "Min": binary(exact=True),
     "Mish": unary(),
