@@ -152,6 +152,9 @@ CASES: dict[str, Case] = {
     "Acos": unary("unit"),
     "Acosh": Case((In((2, 3, 4), "positive"),)),
     "Add": binary(exact=True),
+    "AffineGrid": Case(
+        (In((2, 2, 3)), In((4,), dtype="int64", value=[2, 1, 3, 4])), {"align_corners": 1}
+    ),
     "And": binary(exact=True),
     "ArgMax": Case((In((2, 3, 4)),), {"axis": 1}, exact=True, output_dtypes=("int64",)),
     "ArgMin": Case(
@@ -237,6 +240,12 @@ CASES: dict[str, Case] = {
         (In((2, 3, 4)), In((2, 2), dtype="int64", value=[[0, 1], [1, -1]])), exact=True
     ),
     "Gelu": unary(approximate="tanh"),
+    "GridSample": Case(
+        (In((1, 2, 3, 4)), In((1, 2, 3, 2), dtype="float")),
+        {"mode": "nearest", "padding_mode": "zeros"},
+        exact=True,
+        type_variable="T1",
+    ),
     "Gemm": Case((In((3, 4), "small"), In((5, 4), "small"), In((5,), "small")), {"transB": 1}),
     "Dropout": unary(exact=True),
     "GlobalAveragePool": unary(),
