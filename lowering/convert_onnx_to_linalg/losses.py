@@ -180,9 +180,7 @@ class NegativeLogLikelihoodLossOpLowering(OnnxLowering[onnx.NegativeLogLikelihoo
 
     def rewrite(self, op: onnx.NegativeLogLikelihoodLossOp, rewriter: PatternRewriter) -> None:
         log_prob = buffer_of(rewriter, op.input)
-        loss = negative_log_likelihood(
-            self, rewriter, op, log_prob, op.target, op.weight, op.loss
-        )
+        loss = negative_log_likelihood(self, rewriter, op, log_prob, op.target, op.weight, op.loss)
         self.replace(rewriter, op, [loss])
 
 
