@@ -122,20 +122,27 @@ def _lrn(x: np.ndarray) -> np.ndarray:
     return x / (1.5 + float(np.float32(0.01)) / 3 * squares) ** 0.75
 
 
-def in_double(op_type: str, **attributes: Any) -> Callable[..., np.ndarray]:
+def in_double(
+    op_type: str, constants: tuple[np.ndarray, ...] = (), **attributes: Any
+) -> Callable[..., np.ndarray]:
     """A formula: `op_type` run by onnx.reference on the inputs as doubles,
-    for operators whose reference accumulates in the input's type (so its
-    bfloat16 results are further off than a rounding)."""
+    followed by `constants` (the case's initializers, as they are), for
+    operators whose reference accumulates in the input's type (so its 16-bit
+    results are further off than a rounding)."""
 
     def run(*inputs: np.ndarray) -> np.ndarray:
-        names = [f"in{k}" for k in range(len(inputs))]
-        feeds = dict(zip(names, inputs, strict=True))
+        names = [f"in{k}" for k in range(len(inputs) + len(constants))]
+        feeds = dict(zip(names, inputs, strict=False))
         double = onnx.TensorProto.DOUBLE
         graph = helper.make_graph(
             [helper.make_node(op_type, names, ["out"], **attributes)],
             "double",
             [helper.make_tensor_value_info(n, double, x.shape) for n, x in feeds.items()],
             [helper.make_tensor_value_info("out", double, None)],
+            [
+                numpy_helper.from_array(c, n)
+                for n, c in zip(names[len(inputs) :], constants, strict=True)
+            ],
         )
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
         outputs = ReferenceEvaluator(model).run(None, feeds)
@@ -143,6 +150,11 @@ def in_double(op_type: str, **attributes: Any) -> Callable[..., np.ndarray]:
         return np.asarray(outputs[0])
 
     return run
+
+
+ROIS = np.array([[0.0, 0.0, 3.0, 3.0], [1.0, 0.5, 4.5, 2.0], [2.5, 1.0, 3.0, 4.5]])
+ROI_BATCHES = np.array([0, 1, 1], dtype=np.int64)
+ROI_ALIGN = {"output_height": 2, "output_width": 3, "sampling_ratio": 0, "mode": "avg"}
 
 
 def unary(
@@ -405,6 +417,11 @@ CASES: dict[str, Case] = {
         (In((4, 3)), In((3, 1), dtype="int64", value=[[1], [-1], [1]]), In((3, 3))),
         {"reduction": "max"},
         exact=True,
+    ),
+    "RoiAlign": Case(
+        (In((2, 2, 5, 5)), In((3, 4), value=ROIS), In((3,), dtype="int64", value=ROI_BATCHES)),
+        ROI_ALIGN,
+        formula=in_double("RoiAlign", (ROIS, ROI_BATCHES), **ROI_ALIGN),  # 16-bit floats
     ),
     "Round": unary(exact=True),
     "Selu": unary(),
