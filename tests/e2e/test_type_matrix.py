@@ -360,6 +360,18 @@ CASES: dict[str, Case] = {
         ),
         {"reduction": "mean", "ignore_index": 1},
     ),
+    "NonMaxSuppression": Case(
+        (
+            In((2, 6, 4), "small"),
+            In((2, 2, 6), "unit"),
+            In((1,), dtype="int64", value=[3]),
+            In((1,), dtype="float", value=[0.2]),
+            In((1,), dtype="float", value=[0.3]),
+        ),
+        {"center_point_box": 0},
+        exact=True,
+        output_dtypes=("int64",),
+    ),
     "NonZero": Case((In((3, 4), "small"),), exact=True, output_dtypes=("int64",)),
     "Not": unary(exact=True),
     "Or": binary(exact=True),
