@@ -19,6 +19,7 @@ its optional second output.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
@@ -60,7 +61,7 @@ def _scalar_buffer(rewriter: PatternRewriter, element: Attribute) -> SSAValue:
 
 
 def negative_log_likelihood(
-    lowering: OnnxLowering[onnx.OnnxOp],
+    lowering: OnnxLowering[Any],
     rewriter: PatternRewriter,
     op: onnx.OnnxOp,
     log_prob: SSAValue,
