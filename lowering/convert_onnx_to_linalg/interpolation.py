@@ -188,18 +188,7 @@ class Body:
 
     def kernel(self, b: Builder, t: SSAValue) -> SSAValue:
         """The filter's weight at distance t (of any sign)."""
-        t = b.insert(math_dialect.AbsFOp(t)).result
-        if self.mode == "linear":
-            return binary(b, arith.MaximumfOp, sub(b, 1.0, t), 0.0)
-        a = self.cubic_a
-        square = mul(b, t, t)
-        cube = mul(b, square, t)
-        near = add(b, sub(b, mul(b, a + 2, cube), mul(b, a + 3, square)), 1.0)
-        far = sub(
-            b, add(b, sub(b, mul(b, a, cube), mul(b, 5 * a, square)), mul(b, 8 * a, t)), 4 * a
-        )
-        far = select(b, compare(b, "olt", t, 2.0), far, 0.0)
-        return select(b, compare(b, "ole", t, 1.0), near, far)
+        return filter_weight(b, self.mode, t, self.cubic_a)
 
     def build(self, b: Builder, position: list[SSAValue], _: Sequence[SSAValue]) -> SSAValue:
         reads: list[SSAValue] = list(position)
@@ -286,11 +275,29 @@ class Body:
         return [add(b, sums[0], mul(b, weight, value)), add(b, sums[1], weight)]
 
     def rounded(self, b: Builder, value: SSAValue) -> SSAValue:
-        """The double result in the output's type: integers round half to
-        even and saturate."""
-        if scalar.kind(self.element) is not Kind.FLOAT:
-            value = b.insert(math_dialect.RoundEvenOp(value)).result
-        return scalar.convert(b, value, self.element)
+        return rounded(b, value, self.element)
+
+
+def filter_weight(b: Builder, mode: str, t: SSAValue, a: float) -> SSAValue:
+    """The weight at distance t (of any sign) of the linear filter, or
+    (mode "cubic") of Keys' cubic filter with coefficient a."""
+    t = b.insert(math_dialect.AbsFOp(t)).result
+    if mode == "linear":
+        return binary(b, arith.MaximumfOp, sub(b, 1.0, t), 0.0)
+    square = mul(b, t, t)
+    cube = mul(b, square, t)
+    near = add(b, sub(b, mul(b, a + 2, cube), mul(b, a + 3, square)), 1.0)
+    far = sub(b, add(b, sub(b, mul(b, a, cube), mul(b, 5 * a, square)), mul(b, 8 * a, t)), 4 * a)
+    far = select(b, compare(b, "olt", t, 2.0), far, 0.0)
+    return select(b, compare(b, "ole", t, 1.0), near, far)
+
+
+def rounded(b: Builder, value: SSAValue, element: Attribute) -> SSAValue:
+    """A double result in `element`: integers round half to even and
+    saturate."""
+    if scalar.kind(element) is not Kind.FLOAT:
+        value = b.insert(math_dialect.RoundEvenOp(value)).result
+    return scalar.convert(b, value, element)
 
 
 def _flag(value: Real | SSAValue) -> SSAValue:

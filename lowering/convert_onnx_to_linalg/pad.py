@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.linalg import ops as linalg_ops
@@ -49,6 +50,7 @@ from onnxc.lowering.convert_onnx_to_linalg.data_movement import partial
 from onnxc.lowering.convert_onnx_to_linalg.loops import index
 from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_elements
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
+from onnxc.lowering.convert_onnx_to_linalg.views import distinct_axes
 from onnxc.lowering.index_arith import Size, is_static
 
 MODES = ("constant", "reflect", "edge", "wrap")
@@ -170,51 +172,7 @@ class PadOpLowering(OnnxLowering[onnx.PadOp]):
         axes = padded_axes(op, rewriter, shapes, sizes, mode)
         output = self.result_buffer(rewriter, op.output, [a.out for a in axes])
         data = buffer_of(rewriter, op.data)
-        element = element_type(output)
-        value = self._value(op, rewriter)
-        out_sizes = shapes.sizes(output)
-        if mode == "constant" and self._copy_in(op, rewriter, data, output, axes, value):
-            self.replace(rewriter, op, [output])
-            return
-        # Sizes the body uses are built before the generic.
-        lows = [shapes.index(a.low) for a in axes]
-        befores = [shapes.index(a.before) for a in axes]
-        kepts = [shapes.index(a.kept) for a in axes]
-        periods = [
-            shapes.index(shapes.max(shapes.mul(shapes.sub(a.kept, 1), 2), 1))
-            if mode == "reflect"
-            else None
-            for a in axes
-        ]
-        lasts = [shapes.index(shapes.sub(a.kept, 1)) if mode == "edge" else None for a in axes]
-
-        def body(b: Builder, position: list[SSAValue], _: Sequence[SSAValue]) -> SSAValue:
-            reads: list[SSAValue] = []
-            inside: SSAValue | None = None
-            for d, o in enumerate(position):
-                if not axes[d].pads():
-                    reads.append(o if axes[d].low == 0 else _add(b, o, lows[d]))
-                    continue
-                i = _sub(b, o, befores[d])
-                if mode == "constant":
-                    here = b.insert(arith.CmpiOp(i, kepts[d], "ult")).result
-                    inside = here if inside is None else b.insert(arith.AndIOp(inside, here)).result
-                elif mode == "wrap":
-                    i = _modulo(b, i, kepts[d])
-                else:
-                    i = _fold(b, i, kepts[d], lasts[d], periods[d])
-                reads.append(_add(b, i, lows[d]))
-            if inside is None:
-                return b.insert(memref.LoadOp.get(data, reads)).res
-            then_block, else_block = Block(), Block()
-            loaded = Builder(InsertPoint.at_end(then_block)).insert(memref.LoadOp.get(data, reads))
-            then_block.add_op(scf.YieldOp(loaded.res))
-            filler = value(Builder(InsertPoint.at_end(else_block)))
-            else_block.add_op(scf.YieldOp(filler))
-            return b.insert(scf.IfOp(inside, [element], [then_block], [else_block])).results[0]
-
-        if not any(isinstance(s, int) and s == 0 for s in out_sizes):
-            indexed_generic(rewriter, op, output, body)
+        pad_into(rewriter, shapes, op, data, output, axes, mode, self._value(op, rewriter))
         self.replace(rewriter, op, [output])
 
     def _value(self, op: onnx.PadOp, rewriter: PatternRewriter) -> Filler:
@@ -233,43 +191,142 @@ class PadOpLowering(OnnxLowering[onnx.PadOp]):
         loaded = rewriter.insert(memref.LoadOp.get(buffer, zero)).res
         return lambda b: loaded
 
-    def _copy_in(
-        self,
-        op: onnx.PadOp,
-        rewriter: PatternRewriter,
-        data: SSAValue,
-        output: SSAValue,
-        axes: list[PaddedAxis],
-        value: Filler,
-    ) -> bool:
-        """Constant padding by static amounts: fill the output, copy the kept
-        input in through indexing maps. False (nothing built) where an axis
-        is both cropped and padded differently, so no map spans it."""
+
+def pad_into(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    data: SSAValue,
+    output: SSAValue,
+    axes: Sequence[PaddedAxis],
+    mode: str,
+    value: Filler,
+) -> None:
+    """Write `data` padded along `axes` by `mode` (constant: `value`) into
+    `output`."""
+    out_sizes = shapes.sizes(output)
+    element = element_type(output)
+    if mode == "constant" and _copy_in(rewriter, shapes, op, data, output, axes, value):
+        return
+    # Sizes the body uses are built before the generic.
+    lows = [shapes.index(a.low) for a in axes]
+    befores = [shapes.index(a.before) for a in axes]
+    kepts = [shapes.index(a.kept) for a in axes]
+    periods = [
+        shapes.index(shapes.max(shapes.mul(shapes.sub(a.kept, 1), 2), 1))
+        if mode == "reflect"
+        else None
+        for a in axes
+    ]
+    lasts = [shapes.index(shapes.sub(a.kept, 1)) if mode == "edge" else None for a in axes]
+
+    def body(b: Builder, position: list[SSAValue], _: Sequence[SSAValue]) -> SSAValue:
+        reads: list[SSAValue] = []
+        inside: SSAValue | None = None
+        for d, o in enumerate(position):
+            if not axes[d].pads():
+                reads.append(o if axes[d].low == 0 else _add(b, o, lows[d]))
+                continue
+            i = _sub(b, o, befores[d])
+            if mode == "constant":
+                here = b.insert(arith.CmpiOp(i, kepts[d], "ult")).result
+                inside = here if inside is None else b.insert(arith.AndIOp(inside, here)).result
+            elif mode == "wrap":
+                i = _modulo(b, i, kepts[d])
+            else:
+                i = _fold(b, i, kepts[d], lasts[d], periods[d])
+            reads.append(_add(b, i, lows[d]))
+        if inside is None:
+            return b.insert(memref.LoadOp.get(data, reads)).res
+        then_block, else_block = Block(), Block()
+        loaded = Builder(InsertPoint.at_end(then_block)).insert(memref.LoadOp.get(data, reads))
+        then_block.add_op(scf.YieldOp(loaded.res))
+        filler = value(Builder(InsertPoint.at_end(else_block)))
+        else_block.add_op(scf.YieldOp(filler))
+        return b.insert(scf.IfOp(inside, [element], [then_block], [else_block])).results[0]
+
+    if not any(isinstance(s, int) and s == 0 for s in out_sizes):
+        indexed_generic(rewriter, op, output, body)
+
+
+def _copy_in(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    data: SSAValue,
+    output: SSAValue,
+    axes: Sequence[PaddedAxis],
+    value: Filler,
+) -> bool:
+    """Constant padding by static amounts: fill the output, copy the kept
+    input in through indexing maps. False (nothing built) where an axis
+    is both cropped and padded differently, so no map spans it."""
+    reads: list[AffineExpr] = []
+    writes: list[AffineExpr] = []
+    sizes = shapes.sizes(data)
+    for d, a in enumerate(axes):
+        if not (isinstance(a.low, int) and isinstance(a.before, int)):
+            return False
+        read: AffineExpr = AffineDimExpr(d) + a.low
+        write: AffineExpr = AffineDimExpr(d) + a.before
+        whole_read = a.low == 0 and shapes.same(a.kept, sizes[d])
+        whole_write = a.before == 0 and shapes.same(a.kept, a.out)
+        if not (whole_read or whole_write):
+            return False
+        reads.append(read if whole_read else partial(read))
+        writes.append(write if whole_write else partial(write))
+    fill_value = value(Builder(InsertPoint.before(op)))
+    insert(rewriter, linalg_ops.FillOp((fill_value,), (output,), ()), op)
+    if not any(isinstance(a.kept, int) and a.kept == 0 for a in axes):
+        rank = len(axes)
+        copy(
+            rewriter,
+            op,
+            data,
+            output,
+            AffineMap(rank, 0, tuple(reads)),
+            AffineMap(rank, 0, tuple(writes)),
+        )
+    return True
+
+
+class CenterCropPadOpLowering(OnnxLowering[onnx.CenterCropPadOp]):
+    """`onnx.CenterCropPad`: each of `axes` (default all) cropped or padded
+    with zeros to the size `shape` gives it, centred: a crop drops
+    (size - wanted) // 2 elements at the start, a pad adds (wanted - size)
+    // 2 there (the rest at the end, as onnx.reference); a Pad in constant
+    mode (`pad_into`) with those amounts. `shape` may be computed at run
+    time; a negative size there is ONNXC_ERR_SHAPE."""
+
+    def rewrite(self, op: onnx.CenterCropPadOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
-        reads: list[AffineExpr] = []
-        writes: list[AffineExpr] = []
-        sizes = shapes.sizes(data)
-        for d, a in enumerate(axes):
-            if not (isinstance(a.low, int) and isinstance(a.before, int)):
-                return False
-            read: AffineExpr = AffineDimExpr(d) + a.low
-            write: AffineExpr = AffineDimExpr(d) + a.before
-            whole_read = a.low == 0 and shapes.same(a.kept, sizes[d])
-            whole_write = a.before == 0 and shapes.same(a.kept, a.out)
-            if not (whole_read or whole_write):
-                return False
-            reads.append(read if whole_read else partial(read))
-            writes.append(write if whole_write else partial(write))
-        fill_value = value(Builder(InsertPoint.before(op)))
-        insert(rewriter, linalg_ops.FillOp((fill_value,), (output,), ()), op)
-        if not any(isinstance(a.kept, int) and a.kept == 0 for a in axes):
-            rank = len(axes)
-            copy(
-                rewriter,
-                op,
-                data,
-                output,
-                AffineMap(rank, 0, tuple(reads)),
-                AffineMap(rank, 0, tuple(writes)),
-            )
-        return True
+        sizes = shapes.sizes(op.input_data)
+        rank = len(sizes)
+        given = op.attr("axes")
+        axes = list(range(rank)) if given is None else distinct_axes(op, np.array(given), rank)
+        wanted = shape_elements(op, rewriter, shapes, op.shape)
+        if len(wanted) != len(axes):
+            raise unsupported(op, f"shape has {len(wanted)} sizes for {len(axes)} axes")
+        out_sizes = list(sizes)
+        for axis, size in zip(axes, wanted, strict=True):
+            if isinstance(size, int) and size < 0:
+                raise unsupported(op, f"negative size {size}")
+            if not isinstance(size, int):
+                check(rewriter, op, shapes.equal(shapes.max(size, 0), size), "shape >= 0")
+            out_sizes[axis] = size
+        output = self.result_buffer(rewriter, op.output_data, out_sizes)
+        padded: list[PaddedAxis] = []
+        for size, out in zip(sizes, shapes.sizes(output), strict=True):
+            kept = shapes.min(size, out)
+            crop = shapes.floordiv(shapes.sub(size, kept), 2)
+            before = shapes.floordiv(shapes.sub(out, kept), 2)
+            after = shapes.sub(shapes.sub(out, kept), before)
+            padded.append(PaddedAxis(crop, kept, before, after, out))
+        data = buffer_of(rewriter, op.input_data)
+        t = element_type(output)
+
+        def zero(b: Builder) -> SSAValue:
+            return scalar.constant(b, 0, t)
+
+        pad_into(rewriter, shapes, op, data, output, padded, "constant", zero)
+        self.replace(rewriter, op, [output])

@@ -15,6 +15,7 @@ from typing import cast
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import (
@@ -140,16 +141,72 @@ class MaxPoolOpLowering(OnnxLowering[onnx.MaxPoolOp]):
     whose body takes the maximum of the lowest value and the window taps inside
     X (taps in the pads, and past the input in the windows ceil_mode adds, are
     skipped, as if they read the lowest value). Supports 1-D to 3-D (any rank),
-    kernel_shape, strides, dilations, pads, auto_pad and ceil_mode;
-    storage_order only concerns Indices. Rejects a used Indices output."""
+    kernel_shape, strides, dilations, pads, auto_pad and ceil_mode. A used
+    Indices output is a second generic (`_argmax`)."""
 
     def rewrite(self, op: onnx.MaxPoolOp, rewriter: PatternRewriter) -> None:
-        if op.results[1].uses:
-            raise unsupported(op, "the Indices output of MaxPool is not supported")
         element = element_type(op.operands[0])
         window = _pool_window(op, self.shapes)
         y = _pool(rewriter, self.shapes, op, window, scalar.lowest(element), scalar.MAX)
-        self.replace(rewriter, op, [y, None])
+        indices = None
+        if isinstance(op.Indices.type, TensorType) and op.Indices.uses:
+            indices = self.result_buffer(rewriter, op.Indices, self.shapes.sizes(y))
+            _argmax(rewriter, self.shapes, op, window, y, indices)
+        self.replace(rewriter, op, [y, indices])
+
+
+def _argmax(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.MaxPoolOp,
+    window: Window,
+    y: SSAValue,
+    indices: SSAValue,
+) -> None:
+    """Indices[n, c, o...] = the position in X, flattened, of the first tap
+    of the window (in row-major tap order) equal to the maximum Y[n, c,
+    o...]: (n * C + c) * (D1 * ... * Dk) plus the tap's spatial position,
+    row-major, or with storage_order=1 column-major (the first spatial axis
+    fastest), as onnx.reference and onnxruntime compute it; -1 where no tap
+    equals it (a NaN maximum)."""
+    x = buffer_of(rewriter, op.X)
+    sizes = shapes.sizes(op.X)
+    spatial = sizes[2:]
+    channels = shapes.index(sizes[1])
+    plane = shapes.index(shapes.product(spatial))
+    order = list(range(window.rank))
+    if op.attr("storage_order"):
+        order.reverse()
+    strides: dict[int, SSAValue] = {}
+    stride: Size = 1
+    for axis in reversed(order):
+        strides[axis] = shapes.index(stride)
+        stride = shapes.mul(stride, spatial[axis])
+    rank = 2 + window.rank
+
+    def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        n, c, *outs = output_indices(b, rank)
+        base = b.insert(arith.AddiOp(b.insert(arith.MuliOp(n, channels)).result, c)).result
+        base = b.insert(arith.MuliOp(base, plane)).result
+
+        def first_maximum(wb: Builder, ranges: Sequence[TapRange]) -> SSAValue:
+            def tap(tb: Builder, at: Tap, found: SSAValue) -> SSAValue:
+                value = tb.insert(memref.LoadOp.get(x, [n, c, *at.input_indices])).res
+                unset = tb.insert(arith.CmpiOp(found, constant(tb, 0, found.type), "slt")).result
+                hit = scalar.AND(tb, unset, scalar.EQUAL(tb, value, args[0]))
+                position = base
+                for axis, coordinate in enumerate(at.input_indices):
+                    term = tb.insert(arith.MuliOp(coordinate, strides[axis])).result
+                    position = tb.insert(arith.AddiOp(position, term)).result
+                wide = tb.insert(arith.IndexCastOp(position, IntegerType(64))).result
+                return tb.insert(arith.SelectOp(hit, wide, found)).result
+
+            return reduce_window(wb, window, ranges, constant(wb, -1, IntegerType(64)), tap)
+
+        return over_window(b, shapes, window, outs, first_maximum)
+
+    maps = [identity_map(rank)] * 2
+    generic(rewriter, op, [y], [indices], maps, [PARALLEL] * rank, body)
 
 
 def average_divisors(window: Window, count_include_pad: bool) -> np.ndarray:

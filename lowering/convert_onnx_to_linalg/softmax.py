@@ -35,6 +35,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     fill,
     generic,
     identity_map,
+    shape_of,
     widened,
 )
 from onnxc.lowering.convert_onnx_to_linalg.reduction import (
@@ -45,6 +46,7 @@ from onnxc.lowering.convert_onnx_to_linalg.reduction import (
     reduction_iterators,
     sizes_and_axis,
 )
+from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.index_arith import Size
 
 
@@ -71,11 +73,16 @@ def along_axis(
     lowering: OnnxLowering[Any], op: onnx.OnnxOp, rewriter: PatternRewriter
 ) -> AlongAxis:
     """The `AlongAxis` of `op` (its output allocated); scalars are rejected."""
-    shapes = lowering.shapes
-    shape, axis = sizes_and_axis(op, shapes)
-    rank = len(shape)
+    shape, axis = sizes_and_axis(op, lowering.shapes)
     input_buffer = buffer_of(rewriter, op.operands[0])
     result = lowering.result_buffer(rewriter, op.results[0], shape)
+    return axis_of(lowering.shapes, input_buffer, axis, result)
+
+
+def axis_of(shapes: Shapes, input_buffer: SSAValue, axis: int, result: SSAValue) -> AlongAxis:
+    """The `AlongAxis` of `input_buffer` along `axis`, into `result` (a
+    buffer of its sizes)."""
+    rank = len(shape_of(input_buffer))
     out_sizes = shapes.sizes(result)
     return AlongAxis(
         rank,
@@ -157,44 +164,50 @@ class SoftmaxOpLowering(OnnxLowering[onnx.SoftmaxOp]):
 
 
 class LogSoftmaxOpLowering(OnnxLowering[onnx.LogSoftmaxOp]):
-    """`onnx.LogSoftmax`: the maximum along the axis, the sum of exp(x - max)
-    along it (one add-reduction reading x and the maximum), and
-    (x - max) - log(sum) into the output."""
+    """`onnx.LogSoftmax`: see `log_softmax_into`."""
 
     def rewrite(self, op: onnx.LogSoftmaxOp, rewriter: PatternRewriter) -> None:
         along = along_axis(self, op, rewriter)
-        maximum = axis_maximum(rewriter, op, along)
         out = along.accumulator(rewriter)
-        wide = accumulator_type(element_type(along.input))
-        total = reduced_buffer(rewriter, wide, along.kept)
-        fill(rewriter, op, total, 0.0)
-        generic(
-            rewriter,
-            op,
-            [along.input, maximum],
-            [total],
-            [along.identity, along.reduced, along.reduced],
-            reduction_iterators(along.rank, {along.axis}),
-            lambda b, args: scalar.ADD(
-                b, args[2], scalar.EXP(b, _shifted(b, args[0], args[1], wide))
-            ),
-        )
-
-        def log_softmax(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            x, top, sum_ = args[:3]
-            return scalar.SUB(b, _shifted(b, x, top, wide), scalar.LOG(b, sum_))
-
-        generic(
-            rewriter,
-            op,
-            [along.input, maximum, total],
-            [out.buffer],
-            [along.identity, along.reduced, along.reduced, along.identity],
-            [PARALLEL] * along.rank,
-            log_softmax,
-        )
+        log_softmax_into(rewriter, op, along, out.buffer)
         out.finish(rewriter, op)
         self.replace(rewriter, op, [along.result])
+
+
+def log_softmax_into(
+    rewriter: PatternRewriter, op: onnx.OnnxOp, along: AlongAxis, output: SSAValue
+) -> None:
+    """Write the log-softmax of `along.input` into `output` (a buffer of the
+    accumulator type): the maximum along the axis, the sum of exp(x - max)
+    along it (one add-reduction reading x and the maximum), and
+    (x - max) - log(sum)."""
+    maximum = axis_maximum(rewriter, op, along)
+    wide = accumulator_type(element_type(along.input))
+    total = reduced_buffer(rewriter, wide, along.kept)
+    fill(rewriter, op, total, 0.0)
+    generic(
+        rewriter,
+        op,
+        [along.input, maximum],
+        [total],
+        [along.identity, along.reduced, along.reduced],
+        reduction_iterators(along.rank, {along.axis}),
+        lambda b, args: scalar.ADD(b, args[2], scalar.EXP(b, _shifted(b, args[0], args[1], wide))),
+    )
+
+    def log_softmax(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        x, top, sum_ = args[:3]
+        return scalar.SUB(b, _shifted(b, x, top, wide), scalar.LOG(b, sum_))
+
+    generic(
+        rewriter,
+        op,
+        [along.input, maximum, total],
+        [output],
+        [along.identity, along.reduced, along.reduced, along.identity],
+        [PARALLEL] * along.rank,
+        log_softmax,
+    )
 
 
 class HardmaxOpLowering(OnnxLowering[onnx.HardmaxOp]):

@@ -146,7 +146,7 @@ def window_of(
     if any(s < 1 for s in strides) or any(d < 1 for d in dilations):
         raise unsupported(op, "strides and dilations must be positive")
     spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
-    auto_pad = op.attr("auto_pad") or "NOTSET"
+    auto_pad = (op.attr("auto_pad") if "auto_pad" in op.SCHEMA.attributes else None) or "NOTSET"
     begin: list[Size] = []
     end: list[Size] = []
     expected: list[Size] = []

@@ -134,6 +134,41 @@ SWEPT = "swept"
 """An `output_datatype` attribute given as SWEPT is the swept type's code."""
 
 
+def in_double(
+    op_type: str, constants: tuple[np.ndarray, ...] = (), **attributes: Any
+) -> Callable[..., np.ndarray]:
+    """A formula: `op_type` run by onnx.reference on the inputs as doubles,
+    followed by `constants` (the case's initializers, as they are), for
+    operators whose reference accumulates in the input's type (so its 16-bit
+    results are further off than a rounding)."""
+
+    def run(*inputs: np.ndarray) -> np.ndarray:
+        names = [f"in{k}" for k in range(len(inputs) + len(constants))]
+        feeds = dict(zip(names, inputs, strict=False))
+        double = onnx.TensorProto.DOUBLE
+        graph = helper.make_graph(
+            [helper.make_node(op_type, names, ["out"], **attributes)],
+            "double",
+            [helper.make_tensor_value_info(n, double, x.shape) for n, x in feeds.items()],
+            [helper.make_tensor_value_info("out", double, None)],
+            [
+                numpy_helper.from_array(c, n)
+                for n, c in zip(names[len(inputs) :], constants, strict=True)
+            ],
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+        outputs = ReferenceEvaluator(model).run(None, feeds)
+        assert isinstance(outputs, list)
+        return np.asarray(outputs[0])
+
+    return run
+
+
+ROIS = np.array([[0.0, 0.0, 3.0, 3.0], [1.0, 0.5, 4.5, 2.0], [2.5, 1.0, 3.0, 4.5]])
+ROI_BATCHES = np.array([0, 1, 1], dtype=np.int64)
+ROI_ALIGN = {"output_height": 2, "output_width": 3, "sampling_ratio": 0, "mode": "avg"}
+
+
 def unary(
     domain: Domain = "any", exact: bool = False, opset: int = OPSET, **attributes: Any
 ) -> Case:
@@ -164,6 +199,9 @@ CASES: dict[str, Case] = {
     "Acos": unary("unit"),
     "Acosh": Case((In((2, 3, 4), "positive"),)),
     "Add": binary(exact=True),
+    "AffineGrid": Case(
+        (In((2, 2, 3)), In((4,), dtype="int64", value=[2, 1, 3, 4])), {"align_corners": 1}
+    ),
     "And": binary(exact=True),
     "ArgMax": Case((In((2, 3, 4)),), {"axis": 1}, exact=True, output_dtypes=("int64",)),
     "ArgMin": Case(
@@ -224,6 +262,9 @@ CASES: dict[str, Case] = {
         opset=27,
     ),
     "Ceil": unary(exact=True),
+    "CenterCropPad": Case(
+        (In((5, 3)), In((2,), dtype="int64", value=[2, 6])), exact=True, type_variable="T"
+    ),
     "Celu": unary(alpha=2.0),
     "Clip": Case((In((2, 3, 4)), In((), value=-1), In((), value=2)), exact=True, type_variable="T"),
     "Compress": Case(
@@ -253,8 +294,15 @@ CASES: dict[str, Case] = {
         (In((2, 6, 2)), In((), dtype="int64", value=8), In((), dtype="int64", value=1)),
         {"inverse": 1},
     ),
+    "DeformConv": Case(
+        (In((1, 2, 4, 4)), In((2, 2, 2, 2)), In((1, 8, 3, 3), "small")),
+        {"kernel_shape": [2, 2]},
+        formula=in_double("DeformConv", kernel_shape=[2, 2]),  # bfloat16
+    ),
     "DepthToSpace": Case((In((1, 8, 2, 3)),), {"blocksize": 2, "mode": "CRD"}, exact=True),
+    "Det": Case((In((2, 3, 3)),)),
     "Div": binary("nonzero", exact=True),
+    "Einsum": Case((In((2, 3), "small"), In((2, 3, 4), "small")), {"equation": "ij,ijk->kj"}),
     "Elu": unary(alpha=0.5),
     "Equal": comparison(),
     "Erf": unary(),
@@ -278,6 +326,12 @@ CASES: dict[str, Case] = {
         (In((2, 3, 4)), In((2, 2), dtype="int64", value=[[0, 1], [1, -1]])), exact=True
     ),
     "Gelu": unary(approximate="tanh"),
+    "GridSample": Case(
+        (In((1, 2, 3, 4)), In((1, 2, 3, 2), dtype="float")),
+        {"mode": "nearest", "padding_mode": "zeros"},
+        exact=True,
+        type_variable="T1",
+    ),
     "Gemm": Case((In((3, 4), "small"), In((5, 4), "small"), In((5,), "small")), {"transB": 1}),
     "Dropout": unary(exact=True),
     "GlobalAveragePool": unary(),
@@ -353,7 +407,17 @@ CASES: dict[str, Case] = {
     "MeanVarianceNormalization": Case((In((2, 3, 2, 2)),)),
     "MaxPool": Case(
         (In((1, 2, 5, 5)),),
-        {"kernel_shape": [2, 2], "strides": [2, 2], "pads": [0, 0, 1, 1]},
+        {"kernel_shape": [2, 2], "strides": [2, 2], "pads": [0, 0, 1, 1], "storage_order": 1},
+        exact=True,
+        outputs=2,
+        output_dtypes=(None, "int64"),
+    ),
+    "MaxUnpool": Case(
+        (
+            In((1, 2, 2, 2)),
+            In((1, 2, 2, 2), dtype="int64", value=[[[[0, 3], [9, 14]], [[16, 19], [25, 31]]]]),
+        ),
+        {"kernel_shape": [2, 2], "strides": [2, 2]},
         exact=True,
     ),
     "Mean": Case((In((2, 3, 4)), In((3, 1)), In((4,)))),
@@ -373,6 +437,26 @@ CASES: dict[str, Case] = {
     "Mod": Case((In((2, 3, 4)), In((3, 1), "nonzero")), exact=True, opset=28),
     "Mul": binary(exact=True),
     "Neg": unary(exact=True),
+    "NegativeLogLikelihoodLoss": Case(
+        (
+            In((3, 4, 2)),
+            In((3, 2), dtype="int64", value=[[0, 3], [1, 2], [2, 1]]),
+            In((4,), "positive", value="weight"),
+        ),
+        {"reduction": "mean", "ignore_index": 1},
+    ),
+    "NonMaxSuppression": Case(
+        (
+            In((2, 6, 4), "small"),
+            In((2, 2, 6), "unit"),
+            In((1,), dtype="int64", value=[3]),
+            In((1,), dtype="float", value=[0.2]),
+            In((1,), dtype="float", value=[0.3]),
+        ),
+        {"center_point_box": 0},
+        exact=True,
+        output_dtypes=("int64",),
+    ),
     "NonZero": Case((In((3, 4), "small"),), exact=True, output_dtypes=("int64",)),
     "Not": unary(exact=True),
     "Or": binary(exact=True),
@@ -455,6 +539,11 @@ CASES: dict[str, Case] = {
         {"interleaved": 1},
         opset=23,
     ),
+    "RoiAlign": Case(
+        (In((2, 2, 5, 5)), In((3, 4), value=ROIS), In((3,), dtype="int64", value=ROI_BATCHES)),
+        ROI_ALIGN,
+        formula=in_double("RoiAlign", (ROIS, ROI_BATCHES), **ROI_ALIGN),  # 16-bit floats
+    ),
     "Round": unary(exact=True),
     "Selu": unary(),
     "Shape": Case((In((2, 3, 4)),), {"start": 1}, exact=True, output_dtypes=("int64",)),
@@ -475,6 +564,11 @@ CASES: dict[str, Case] = {
         exact=True,
     ),
     "Softmax": unary(axis=1),
+    "SoftmaxCrossEntropyLoss": Case(
+        (In((3, 4, 2)), In((3, 2), dtype="int32", value=[[0, 3], [1, 2], [-2, 1]])),
+        {"reduction": "sum", "ignore_index": -2},
+        outputs=2,
+    ),
     "Softplus": unary(),
     "Softsign": unary(),
     "SpaceToDepth": Case((In((1, 2, 4, 6)),), {"blocksize": 2}, exact=True),
@@ -505,6 +599,13 @@ CASES: dict[str, Case] = {
     ),
     "Transpose": Case((In((2, 3, 4)),), {"perm": [2, 0, 1]}, exact=True),
     "Trilu": Case((In((3, 4)), In((), dtype="int64", value=1)), {"upper": 0}, exact=True),
+    "Unique": Case(
+        (In((4, 3), "small"),),
+        {"axis": 1},
+        exact=True,
+        outputs=4,
+        output_dtypes=(None, "int64", "int64", "int64"),
+    ),
     "Unsqueeze": Case((In((2, 3)), In((1,), dtype="int64", value=[1])), exact=True),
     "Where": Case(
         (In((2, 3, 4), dtype="bool"), In((3, 1)), In((4,))), exact=True, type_variable="T"

@@ -71,3 +71,40 @@ func.func @max_pool_no_padding(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
   %y, %i = "onnx.MaxPool"(%x) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> {onnx_node_name = "pool"} : (tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<0xi64>)
   func.return %y : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// Indices: a second generic over the output reads the maximum and finds the
+// first tap equal to it; its position in X is (n * C + c) * 16 plus the
+// column-major (storage_order=1) spatial position h * 1 + w * 4.
+// CHECK-LABEL: func.func @max_pool_indices(
+// CHECK-SAME:      %[[X:.*]]: memref<1x2x4x4xf32>, %[[Y:.*]]: memref<1x2x2x2xf32>, %[[I:.*]]: memref<1x2x2x2xi64>)
+// CHECK:         %[[C:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[PLANE:.*]] = arith.constant 16 : index
+// CHECK-NEXT:    %[[HSTRIDE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[WSTRIDE:.*]] = arith.constant 4 : index
+// CHECK:         linalg.generic {{.*}} outs(%[[Y]] : memref<1x2x2x2xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[Y]] : memref<1x2x2x2xf32>) outs(%[[I]] : memref<1x2x2x2xi64>)
+// CHECK-NEXT:    ^{{.*}}(%[[MAX:.*]]: f32, %{{.*}}: i64):
+// CHECK:           %[[NC:.*]] = arith.addi
+// CHECK-NEXT:      %[[BASE:.*]] = arith.muli %[[NC]], %[[PLANE]] : index
+// CHECK:           %[[NONE:.*]] = arith.constant -1 : i64
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[NONE]]) -> (i64) {
+// CHECK:             scf.for {{.*}} iter_args(%[[FOUND:.*]] = %{{.*}}) -> (i64) {
+// CHECK:               %[[H:.*]] = arith.addi
+// CHECK-NEXT:          %[[W:.*]] = arith.addi
+// CHECK-NEXT:          %[[V:.*]] = memref.load %[[X]][%{{.*}}, %{{.*}}, %[[H]], %[[W]]] : memref<1x2x4x4xf32>
+// CHECK:               %[[UNSET:.*]] = arith.cmpi slt, %[[FOUND]], %{{.*}} : i64
+// CHECK-NEXT:          %[[EQ:.*]] = arith.cmpf oeq, %[[V]], %[[MAX]] : f32
+// CHECK-NEXT:          %[[HIT:.*]] = arith.andi %[[UNSET]], %[[EQ]] : i1
+// CHECK-NEXT:          %[[HT:.*]] = arith.muli %[[H]], %[[HSTRIDE]] : index
+// CHECK-NEXT:          %[[P1:.*]] = arith.addi %[[BASE]], %[[HT]] : index
+// CHECK-NEXT:          %[[WT:.*]] = arith.muli %[[W]], %[[WSTRIDE]] : index
+// CHECK-NEXT:          %[[P2:.*]] = arith.addi %[[P1]], %[[WT]] : index
+// CHECK-NEXT:          %[[P:.*]] = arith.index_cast %[[P2]] : index to i64
+// CHECK-NEXT:          arith.select %[[HIT]], %[[P]], %[[FOUND]] : i64
+
+func.func @max_pool_indices(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>) {
+  %y, %i = "onnx.MaxPool"(%x) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, storage_order = 1 : i64}> {onnx_node_name = "pool"} : (tensor<1x2x4x4xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>)
+  func.return %y, %i : tensor<1x2x2x2xf32>, tensor<1x2x2x2xi64>
+}
