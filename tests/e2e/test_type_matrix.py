@@ -82,6 +82,10 @@ class Case:
     unchecked: tuple[str, ...] = ()
     """Element types no oracle runs (onnxruntime has no kernel, onnx.reference
     fails): compiled and run with the others, not compared."""
+    type_attribute: tuple[str, Callable[[ElementType], ElementType]] | None = None
+    """For operators with an attribute naming an element type (BitCast's `to`,
+    the random generators' `dtype`): the attribute, and the output's element
+    type for the swept type, which the attribute names."""
 
 
 def _values(row: ElementType, shape: tuple[int, ...], domain: Domain) -> np.ndarray:
@@ -120,6 +124,14 @@ def _lrn(x: np.ndarray) -> np.ndarray:
     for c in range(x.shape[1]):
         squares[:, c] = np.sum(x[:, max(0, c - 1) : c + 2] ** 2, axis=1)
     return x / (1.5 + float(np.float32(0.01)) / 3 * squares) ** 0.75
+
+
+def same_width_partner(row: ElementType) -> ElementType:
+    """Another element type of `row`'s storage width (the next one in the
+    table, cyclically), so that every type is both a BitCast source and a
+    target."""
+    peers = [t for t in element_types.ELEMENT_TYPES if t.size == row.size]
+    return peers[(peers.index(row) + 1) % len(peers)]
 
 
 def unary(
@@ -173,6 +185,12 @@ CASES: dict[str, Case] = {
             In((3,), value="mean"),
             In((3,), "positive", value="var"),
         )
+    ),
+    "BitCast": Case(
+        (In((2, 3, 4), "bits"),),
+        exact=True,
+        opset=26,
+        type_attribute=("to", same_width_partner),
     ),
     "BitShift": Case(
         (In((2, 3, 4), "bits"), In((3, 1), "positive")),
@@ -461,6 +479,10 @@ def make_node(op_type: str, case: Case, row: ElementType, target: ElementType | 
     elif op_type == "Constant":
         value = _values(row, (2, 3), "small")
         attributes["value"] = numpy_helper.from_array(value, f"c_{tag}")
+    elif case.type_attribute is not None:
+        attribute, output_type = case.type_attribute
+        out_row = output_type(row)
+        attributes[attribute] = out_row.onnx_code
     elif op_type == "ConstantOfShape":
         value = _values(row, (1,), "small")
         attributes["value"] = numpy_helper.from_array(value, f"c_{tag}")
