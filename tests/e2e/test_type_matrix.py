@@ -207,6 +207,14 @@ CASES: dict[str, Case] = {
     "Ceil": unary(exact=True),
     "Celu": unary(alpha=2.0),
     "Clip": Case((In((2, 3, 4)), In((), value=-1), In((), value=2)), exact=True, type_variable="T"),
+    "Col2Im": Case(
+        (
+            In((1, 8, 6)),
+            In((2,), dtype="int64", value=[3, 3]),
+            In((2,), dtype="int64", value=[2, 2]),
+        ),
+        {"pads": [1, 0, 0, 1], "strides": [1, 2]},
+    ),
     "Compress": Case(
         (In((3, 4)), In((3,), dtype="bool", value=[True, False, True])),
         {"axis": 0},
