@@ -229,7 +229,11 @@ def _unsqueeze_channel_slopes(model: onnx.ModelProto) -> None:
             if len(x) >= 3 and x[1] > 1 and slope == [x[1]]:
                 name = f"{node.name or f'PRelu_{index}'}_channel_slope"
                 axes = list(range(1, len(x) - 1))
-                nodes.append(onnx.helper.make_node("Unsqueeze", [node.input[1]], [name], axes=axes))
+                nodes.append(
+                    onnx.helper.make_node(
+                        "Unsqueeze", [node.input[1]], [name], name=name, axes=axes
+                    )
+                )
                 node.input[1] = name
         nodes.append(node)
     del graph.node[:]
