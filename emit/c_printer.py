@@ -25,7 +25,8 @@ Conventions of the generated C:
   floats` has turned their arithmetic into float, and the printer converts at
   loads and stores with the runtime helpers;
 - `math.roundeven` is `rint` (the default rounding mode); `maximumf` and
-  `minimumf` propagate NaN but do not order -0 and +0.
+  `minimumf` propagate NaN but do not order -0 and +0;
+- `onnxc.uniform` is a call of the runtime's counter-based random generator.
 """
 
 from __future__ import annotations
@@ -125,6 +126,7 @@ SCALAR: dict[str, str] = {
     "arith.trunci": "({t})({ur}){0}",
     "arith.extf": "({t}){0}",
     "arith.truncf": "({t}){0}",
+    "onnxc.uniform": "onnxc_uniform{m}({0}, {1})",
 }
 """Scalar ops: op name -> C expression. {0}.. are the operands; {t} is the
 result's C type; {S}, {U} and {W} casts to the signed, unsigned and wide
