@@ -12,8 +12,6 @@ bools (onnx.reference) does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
 from xdsl.ir import SSAValue
@@ -29,6 +27,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     check,
     element_type,
     fill,
+    row_major,
     unsupported,
     widened,
 )
@@ -59,15 +58,6 @@ def _require_at_least(
             raise unsupported(op, f"{what} ({a} < {low})")
     else:
         check(rewriter, op, shapes.less(low - 1, a), what)
-
-
-def _row_major(b: Builder, indices: Sequence[SSAValue], sizes: Sequence[SSAValue]) -> SSAValue:
-    """The row-major linear index of `indices` in a grid of `sizes`."""
-    linear = indices[0]
-    for position, size in zip(indices[1:], sizes[1:], strict=True):
-        scaled = b.insert(arith.MuliOp(linear, size)).result
-        linear = b.insert(arith.AddiOp(scaled, position)).result
-    return linear
 
 
 class Col2ImOpLowering(OnnxLowering[onnx.Col2ImOp]):
@@ -136,8 +126,8 @@ class Col2ImOpLowering(OnnxLowering[onnx.Col2ImOp]):
                 inside = both if inside is None else b.insert(arith.AndIOp(inside, both)).result
                 outs.append(o)
             channel_base = b.insert(arith.MuliOp(c, taps_index)).result
-            row = b.insert(arith.AddiOp(channel_base, _row_major(b, tap, block_index))).result
-            column = _row_major(b, grid, block_counts)
+            row = b.insert(arith.AddiOp(channel_base, row_major(b, tap, block_index))).result
+            column = row_major(b, grid, block_counts)
 
             def accumulate(ib: Builder) -> None:
                 value = ib.insert(memref.LoadOp.get(x, [n, row, column])).res
