@@ -8,6 +8,10 @@ data-dependent buffer needs (`onnxc.workspace`), and whether sizes given at run
 time fit the model (`onnxc.check`). The C printer turns each into a few lines
 that return a distinct status (`ONNXC_ERR_SHAPE`, `ONNXC_ERR_CAPACITY`,
 `ONNXC_ERR_WORKSPACE`) instead of touching memory out of bounds.
+
+One scalar operation is the runtime's own: `onnxc.uniform`, the random number
+of the random operators, which the C printer prints as a call of the
+runtime's counter-based generator.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
     I1,
+    Float32Type,
+    Float64Type,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -124,4 +130,25 @@ class WorkspaceOp(IRDLOperation):
         super().__init__(operands=[size])
 
 
-ONNXC = Dialect("onnxc", [InputOp, OutputOp, CheckOp, WorkspaceOp], [])
+@irdl_op_definition
+class UniformOp(IRDLOperation):
+    """`onnxc.uniform %key, %counter : f32`: a random number uniform in
+    [0, 1), a pure function of the i64 key (from a node's seed) and counter
+    (which element): `onnxc_uniformf` / `onnxc_uniform` of the runtime
+    (SplitMix64, counter-based), float or double as the result type."""
+
+    name = "onnxc.uniform"
+
+    key = operand_def(i64)
+    counter = operand_def(i64)
+    result = result_def(Float32Type | Float64Type)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$key `,` $counter attr-dict `:` type($result)"
+
+    def __init__(self, key: SSAValue, counter: SSAValue, t: Attribute):
+        super().__init__(operands=[key, counter], result_types=[t])
+
+
+ONNXC = Dialect("onnxc", [InputOp, OutputOp, CheckOp, WorkspaceOp, UniformOp], [])

@@ -28,7 +28,8 @@ Conventions of the generated C:
   element at a time with the runtime's `onnxc_packed_get`/`_set`; their
   scalars are 8-bit C values kept in range (signed ones sign-extended);
 - `math.roundeven` is `rint` (the default rounding mode); `maximumf` and
-  `minimumf` propagate NaN but do not order -0 and +0.
+  `minimumf` propagate NaN but do not order -0 and +0;
+- `onnxc.uniform` is a call of the runtime's counter-based random generator.
 """
 
 from __future__ import annotations
@@ -131,6 +132,7 @@ SCALAR: dict[str, str] = {
     "arith.trunci": "({t})({ur}){0}",
     "arith.extf": "({t}){0}",
     "arith.truncf": "({t}){0}",
+    "onnxc.uniform": "onnxc_uniform{m}({0}, {1})",
 }
 """Scalar ops: op name -> C expression. {0}.. are the operands; {t} is the
 result's C type; {S}, {U} and {W} casts to the signed, unsigned and wide

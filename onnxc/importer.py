@@ -6,7 +6,8 @@ The importer is the only place that reads protobuf. Before building IR it:
    stay inside it);
 2. checks the model with `onnx.checker`, inlines model-local functions, and upgrades
    default-domain opsets older than the dialect's `TARGET_OPSET` with onnx's
-   version converter;
+   version converter (first making explicit what it does not convert: PRelu's
+   per-channel slope before opset 7);
 3. binds dimensions: `dims` gives a size to each dim_param (a global name, the same
    size everywhere), `shapes` fixes an input's whole shape (also unnamed or -1
    dims); a dim_param left unbound is a free dimension (given at run time, and
@@ -181,6 +182,8 @@ def prepare_model(
     if model.functions:
         model = inliner.inline_local_functions(model)
     if opset < onnx_dialect.TARGET_OPSET:
+        if opset < 7:
+            _unsqueeze_channel_slopes(model)
         try:
             model = onnx.version_converter.convert_version(model, onnx_dialect.TARGET_OPSET)
         except Exception as error:
@@ -201,6 +204,40 @@ def prepare_model(
             break
         inferred = _infer(model)
     return inferred, free
+
+
+def _unsqueeze_channel_slopes(model: onnx.ModelProto) -> None:
+    """PRelu before opset 7 has one slope per channel (X's axis 1: "if slope
+    is of size 1, the value is shared across different channels", as Caffe2
+    and PyTorch define it); from opset 7 the slope broadcasts from the right,
+    numpy-style, and onnx's version converter upgrades the node unchanged, so
+    a [C] slope against [N, C, D...] would then meet D. Here such a slope
+    (1-D, C elements, X of rank 3 or more) gets an Unsqueeze to [C, 1, ...]
+    before the upgrade, which means the same in every opset. onnxruntime has
+    no PRelu kernel before opset 7 to compare with."""
+    graph = model.graph
+    if not any(node.op_type == "PRelu" for node in graph.node):
+        return
+    inferred = onnx.shape_inference.infer_shapes(model).graph
+    typed = [*inferred.input, *inferred.value_info, *inferred.output]
+    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in typed}
+    shapes.update({t.name: list(t.dims) for t in graph.initializer})
+    nodes: list[onnx.NodeProto] = []
+    for index, node in enumerate(graph.node):
+        if node.op_type == "PRelu" and len(node.input) == 2:
+            x, slope = shapes.get(node.input[0], []), shapes.get(node.input[1], [])
+            if len(x) >= 3 and x[1] > 1 and slope == [x[1]]:
+                name = f"{node.name or f'PRelu_{index}'}_channel_slope"
+                axes = list(range(1, len(x) - 1))
+                nodes.append(
+                    onnx.helper.make_node(
+                        "Unsqueeze", [node.input[1]], [name], name=name, axes=axes
+                    )
+                )
+                node.input[1] = name
+        nodes.append(node)
+    del graph.node[:]
+    graph.node.extend(nodes)
 
 
 SAME_TYPE_AS_INPUT = frozenset({"GroupNormalization", "MeanVarianceNormalization"})

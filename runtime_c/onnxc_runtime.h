@@ -6,7 +6,8 @@
  * alignment, and the static inline helpers generated code calls: integer
  * division, modulo and conversions with defined results for every input, and
  * float16 / bfloat16 conversions (round to nearest even, NaN and infinity
- * kept), so that no generated code has undefined behaviour.
+ * kept), so that no generated code has undefined behaviour; and the
+ * counter-based random numbers of the random operators.
  *
  * C99, freestanding-friendly: needs only <stdint.h> and <stddef.h>; no
  * allocation, no global state.
@@ -653,6 +654,42 @@ static inline uint8_t onnxc_f32_to_f4e2m1(float f) {
 
 static inline uint8_t onnxc_f64_to_f4e2m1(double d) {
   return onnxc_f32_to_f4e2m1(onnxc_f64_to_f32_odd(d));
+}
+
+/* ---- random numbers: counter-based, no state ----------------------------- */
+/*
+ * The random operators (RandomUniform, RandomNormal, Bernoulli, Multinomial,
+ * training-mode Dropout) draw element `counter` of a tensor as a pure
+ * function of (key, counter), where the key comes from the node's seed:
+ * the counter-th output of a SplitMix64 generator (Steele, Lea and Flood,
+ * "Fast splittable pseudorandom number generators", OOPSLA 2014) whose state
+ * starts at onnxc_mix64(key). No state is kept anywhere, so the generated
+ * code stays reentrant, every element can be computed in any order (or in
+ * parallel), and a model gives the same numbers on every run and target.
+ * The numbers are not those of onnxruntime or numpy (ONNX leaves the
+ * generator to the implementation).
+ */
+
+/* SplitMix64's finaliser: a bijection of 64-bit words that mixes every bit. */
+static inline uint64_t onnxc_mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+  return z ^ (z >> 31);
+}
+
+/* 64 random bits: output `counter` (from 0) of the stream of `key`. */
+static inline uint64_t onnxc_random_bits(uint64_t key, uint64_t counter) {
+  return onnxc_mix64(onnxc_mix64(key) + (counter + 1u) * UINT64_C(0x9E3779B97F4A7C15));
+}
+
+/* A double uniform in [0, 1): the top 53 random bits, times 2^-53. */
+static inline double onnxc_uniform(uint64_t key, uint64_t counter) {
+  return (double)(onnxc_random_bits(key, counter) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* A float uniform in [0, 1): the top 24 random bits, times 2^-24. */
+static inline float onnxc_uniformf(uint64_t key, uint64_t counter) {
+  return (float)(onnxc_random_bits(key, counter) >> 40) * (1.0f / 16777216.0f);
 }
 
 #ifdef __cplusplus

@@ -22,3 +22,16 @@ func.func @interface(%n: index, %x: memref<?x4xf32>, %y: memref<?x4xf32>) {
 // CHECK:         onnxc.check %{{.*}}, "n is at most 8"
 // CHECK:         onnxc.workspace %{{.*}}
 // CHECK-NEXT:    %{{.*}} = onnxc.output %y[%n] index 0 : i64 : memref<?x4xf32> to memref<?x4xf32>
+
+// onnxc.uniform: the runtime's random number in [0, 1) for a key and a
+// counter, float or double.
+
+func.func @uniform(%k: i64, %i: i64) -> (f32, f64) {
+  %u = onnxc.uniform %k, %i : f32
+  %v = onnxc.uniform %k, %i : f64
+  func.return %u, %v : f32, f64
+}
+
+// CHECK-LABEL: func.func @uniform(%k: i64, %i: i64) -> (f32, f64)
+// CHECK-NEXT:    %{{.*}} = onnxc.uniform %k, %i : f32
+// CHECK-NEXT:    %{{.*}} = onnxc.uniform %k, %i : f64

@@ -95,8 +95,8 @@ class PReluOpLowering(OnnxLowering[onnx.PReluOp]):
     """`onnx.PRelu` -> x < 0 ? slope * x : x, with `slope` broadcast
     unidirectionally to X's shape (the result has X's sizes; a slope that
     does not broadcast to them is an error, or a run-time check where sizes
-    are only known then). The channel-wise slope of PRelu before opset 7,
-    which onnx's version converter leaves as it is, does not broadcast."""
+    are only known then). The per-channel slope of PRelu before opset 7
+    arrives here unsqueezed to [C, 1, ...] by the importer's upgrade."""
 
     def rewrite(self, op: onnx.PReluOp, rewriter: PatternRewriter) -> None:
         def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:

@@ -1,23 +1,26 @@
 """Type conversion: `onnx.Cast` and `onnx.CastLike`, elementwise, between any
 two element types of the table (see `scalar.convert` for what each
-conversion means)."""
+conversion means), and `onnx.BitCast`, which keeps the bits instead."""
 
 from __future__ import annotations
 
 import ml_dtypes
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import Float32Type
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import Float32Type, IntegerType, Signedness
 from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc import element_types
 from onnxc.dialects import onnx
+from onnxc.element_types import Kind
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     buffer_of,
     elementwise,
     memref_type,
+    unsupported,
 )
 from onnxc.lowering.convert_onnx_to_linalg.scalar import constant
 
@@ -71,3 +74,43 @@ class CastLikeOpLowering(CastPattern):
     """`onnx.CastLike` -> as `onnx.Cast` to the element type of `target_type`."""
 
     source = onnx.CastLikeOp
+
+
+def reinterpreted(b: Builder, value: SSAValue, target: Attribute) -> SSAValue:
+    """The bits of `value` as element type `target`, of the same storage
+    width (`arith.bitcast`, which the C printer spells without undefined
+    behaviour). bool is a byte holding 0 or 1 in onnxc: it becomes that byte,
+    and a byte becomes the bool `byte != 0` (every nonzero byte is true,
+    which is how numpy, the spec's reference, reads such a byte as bool)."""
+    source = value.type
+    if source == target:
+        return value
+    byte = IntegerType(8, Signedness.UNSIGNED)
+    if scalar.kind(source) is Kind.BOOL:
+        return reinterpreted(b, scalar.convert(b, value, byte), target)
+    if scalar.kind(target) is Kind.BOOL:
+        return scalar.convert(b, reinterpreted(b, value, byte), target)
+    return b.insert(arith.BitcastOp(value, target)).result
+
+
+class BitCastOpLowering(OnnxLowering[onnx.BitCastOp]):
+    """`onnx.BitCast` -> an elementwise reinterpretation of each element's
+    bits as type `to` (see `reinterpreted`); the storage widths must be
+    equal. Little-endian as the spec asks: every value is one element, so
+    only the widths matter, not the byte order."""
+
+    def rewrite(self, op: onnx.BitCastOp, rewriter: PatternRewriter) -> None:
+        source = element_types.row_of(memref_type(op.input.type).get_element_type())
+        target = element_types.row_of(memref_type(op.output.type).get_element_type())
+        if source.size != target.size:
+            raise unsupported(op, f"{source.name} and {target.name} differ in width")
+        if source == target:
+            self.replace(rewriter, op, [buffer_of(rewriter, op.input)])
+            return
+        elementwise(
+            rewriter,
+            self.shapes,
+            op,
+            lambda b, args: reinterpreted(b, args[0], target.ir_type),
+            inputs=[op.input],
+        )

@@ -340,6 +340,18 @@ def indexed_generic(
     return generic(rewriter, source, inputs, [output], maps, [PARALLEL] * rank, indexed)
 
 
+def row_major(b: Builder, position: Sequence[SSAValue], sizes: Sequence[SSAValue]) -> SSAValue:
+    """The row-major linear `index` of `position` in a grid of `sizes`
+    (`index` values), built at `b`."""
+    if not position:  # a scalar: its one element
+        return b.insert(arith.ConstantOp.from_int_and_width(0, IndexType())).result
+    linear = position[0]
+    for at, size in zip(position[1:], sizes[1:], strict=True):
+        scaled = b.insert(arith.MuliOp(linear, size)).result
+        linear = b.insert(arith.AddiOp(scaled, at)).result
+    return linear
+
+
 def element_type(value: SSAValue) -> Attribute:
     """The element type of a tensor or memref value (a scalar's own type)."""
     value_type = value.type

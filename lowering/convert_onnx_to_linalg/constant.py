@@ -1,10 +1,9 @@
 """Constants and identities: `onnx.Constant` becomes a `memref.global`;
-Identity and inference-mode Dropout are their input."""
+Identity is its input (Dropout, which in inference is too, is in random.py)."""
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
 )
@@ -14,9 +13,6 @@ from onnxc.dialects.constants import elements_to_numpy
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     buffer_of,
-    constant_value,
-    fill,
-    is_none,
     unsupported,
     weight,
 )
@@ -43,20 +39,3 @@ class IdentityOpLowering(OnnxLowering[onnx.IdentityOp]):
 
     def rewrite(self, op: onnx.IdentityOp, rewriter: PatternRewriter) -> None:
         self.replace(rewriter, op, [buffer_of(rewriter, op.operands[0])])
-
-
-class DropoutOpLowering(OnnxLowering[onnx.DropoutOp]):
-    """`onnx.Dropout` in inference (no `training_mode`, or a constant false
-    one): the output is the input and the optional mask is all true. A
-    training-mode Dropout (random) is rejected."""
-
-    def rewrite(self, op: onnx.DropoutOp, rewriter: PatternRewriter) -> None:
-        if not is_none(op.training_mode):
-            training = constant_value(op.training_mode)
-            if training is None or bool(training.reshape(-1)[0]):
-                raise unsupported(op, "training_mode (random dropout) is not supported")
-        mask: SSAValue | None = None
-        if not is_none(op.mask):
-            mask = self.result_buffer(rewriter, op.mask, self.shapes.sizes(op.data))
-            fill(rewriter, op, mask, 1)
-        self.replace(rewriter, op, [buffer_of(rewriter, op.data), mask])

@@ -37,7 +37,9 @@ from onnxc.lowering.convert_onnx_to_linalg.window import require_spatial
 from onnxc.lowering.index_arith import Size, is_static, static
 
 
-def _attribute(op: onnx.OnnxOp, name: str, rank: int, default: int) -> list[int]:
+def int_attribute(op: onnx.OnnxOp, name: str, rank: int, default: int) -> list[int]:
+    """Integer list attribute `name` of `rank` elements (`default` each when
+    absent or empty)."""
     value = op.attr(name)
     found = [default] * rank if not value else [int(v) for v in value]
     if len(found) != rank:
@@ -51,9 +53,9 @@ def output_geometry(
     """(the output's spatial sizes, the padding at the start of each spatial
     axis), from the attributes as the spec defines them."""
     rank = len(spatial)
-    strides = _attribute(op, "strides", rank, 1)
-    dilations = _attribute(op, "dilations", rank, 1)
-    extra = _attribute(op, "output_padding", rank, 0)
+    strides = int_attribute(op, "strides", rank, 1)
+    dilations = int_attribute(op, "dilations", rank, 1)
+    extra = int_attribute(op, "output_padding", rank, 0)
     auto_pad = op.attr("auto_pad") or "NOTSET"
     spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
     full = [
@@ -73,7 +75,7 @@ def output_geometry(
         return out, begins
     if auto_pad not in ("NOTSET", "VALID"):
         raise unsupported(op, f"unknown auto_pad '{auto_pad}'")
-    pads = _attribute(op, "pads", 2 * rank, 0) if auto_pad == "NOTSET" else [0] * (2 * rank)
+    pads = int_attribute(op, "pads", 2 * rank, 0) if auto_pad == "NOTSET" else [0] * (2 * rank)
     out = [shapes.sub(f, pads[d] + pads[d + rank]) for d, f in enumerate(full)]
     return out, [*pads[:rank]]
 
@@ -100,8 +102,8 @@ class ConvTransposeOpLowering(OnnxLowering[onnx.ConvTransposeOp]):
         channels, per_group_out = w_shape[0], w_shape[1]
         if group < 1 or channels % group or x_shape[1] != channels:
             raise unsupported(op, f"group {group} does not fit X {x_shape} and W {w_shape}")
-        strides = _attribute(op, "strides", rank, 1)
-        dilations = _attribute(op, "dilations", rank, 1)
+        strides = int_attribute(op, "strides", rank, 1)
+        dilations = int_attribute(op, "dilations", rank, 1)
         out_spatial, begins = output_geometry(op, shapes, x_shape[2:], kernel)
         m = per_group_out * group
         y_shape = shapes.result_sizes(op.Y, [x_shape[0], m, *out_spatial])

@@ -37,6 +37,13 @@ from onnxc.dialects.onnx_base import formal_type_strings
 from onnxc.element_types import ElementType, Kind
 from onnxc.importer import SAME_TYPE_AS_INPUT
 from onnxc.lowering.convert_onnx_to_linalg import lowerings
+from tests.e2e.statistics import (
+    Statistics,
+    bernoulli_statistics,
+    multinomial_statistics,
+    normal_statistics,
+    uniform_statistics,
+)
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -88,6 +95,14 @@ class Case:
     from the spec (Attention: it writes masked qk_matmul_output elements as
     the lowest float instead of -inf, and computes double partly in float,
     1e-7 off)."""
+    type_attribute: tuple[str, Callable[[ElementType], ElementType]] | None = None
+    """For operators with an attribute naming an element type (BitCast's `to`,
+    the random generators' `dtype`): the attribute, and the output's element
+    type for the swept type, which the attribute names."""
+    statistics: Statistics | None = None
+    """For the random operators, whose values no oracle gives (ONNX leaves
+    the generator open): checks the distribution of the output given the
+    node's input values (in input order) instead."""
 
 
 def _values(row: ElementType, shape: tuple[int, ...], domain: Domain) -> np.ndarray:
@@ -169,6 +184,16 @@ ROI_BATCHES = np.array([0, 1, 1], dtype=np.int64)
 ROI_ALIGN = {"output_height": 2, "output_width": 3, "sampling_ratio": 0, "mode": "avg"}
 
 
+def same_width_partner(row: ElementType) -> ElementType:
+    """Another element type of `row`'s storage width (the next one in the
+    table, cyclically), so that every type is both a BitCast source and a
+    target."""
+    peers = [
+        t for t in element_types.ELEMENT_TYPES if (t.size, t.packing) == (row.size, row.packing)
+    ]
+    return peers[(peers.index(row) + 1) % len(peers)]
+
+
 def unary(
     domain: Domain = "any", exact: bool = False, opset: int = OPSET, **attributes: Any
 ) -> Case:
@@ -238,6 +263,13 @@ CASES: dict[str, Case] = {
             In((3,), "positive", value="var"),
         )
     ),
+    "Bernoulli": Case((In((32, 32), "unit"),), statistics=bernoulli_statistics),
+    "BitCast": Case(
+        (In((2, 3, 4), "bits"),),
+        exact=True,
+        opset=26,
+        type_attribute=("to", same_width_partner),
+    ),
     "BitShift": Case(
         (In((2, 3, 4), "bits"), In((3, 1), "positive")),
         {"direction": "RIGHT"},
@@ -267,6 +299,14 @@ CASES: dict[str, Case] = {
     ),
     "Celu": unary(alpha=2.0),
     "Clip": Case((In((2, 3, 4)), In((), value=-1), In((), value=2)), exact=True, type_variable="T"),
+    "Col2Im": Case(
+        (
+            In((1, 8, 6)),
+            In((2,), dtype="int64", value=[3, 3]),
+            In((2,), dtype="int64", value=[2, 2]),
+        ),
+        {"pads": [1, 0, 0, 1], "strides": [1, 2]},
+    ),
     "Compress": Case(
         (In((3, 4)), In((3,), dtype="bool", value=[True, False, True])),
         {"axis": 0},
@@ -436,6 +476,12 @@ CASES: dict[str, Case] = {
     "Mish": unary(),
     "Mod": Case((In((2, 3, 4)), In((3, 1), "nonzero")), exact=True, opset=28),
     "Mul": binary(exact=True),
+    "Multinomial": Case(
+        (In((3, 4), "small"),),
+        {"sample_size": 2000},
+        output_dtypes=("int32",),
+        statistics=multinomial_statistics,
+    ),
     "Neg": unary(exact=True),
     "NegativeLogLikelihoodLoss": Case(
         (
@@ -480,6 +526,32 @@ CASES: dict[str, Case] = {
         (In((3, 2, 4), "small"), In((1, 3, 4), "small"), In((1, 3, 3), "small")),
         {"hidden_size": 3},
         outputs=2,
+    ),
+    "RandomNormal": Case(
+        (),
+        {"shape": [32, 32], "mean": 1.0, "scale": 2.0},
+        type_attribute=("dtype", lambda row: row),
+        statistics=normal_statistics(1.0, 2.0),
+    ),
+    "RandomNormalLike": Case(
+        (In((32, 32), dtype="int8"),),
+        {"mean": -1.0, "scale": 0.5},
+        type_variable="T2",
+        type_attribute=("dtype", lambda row: row),
+        statistics=normal_statistics(-1.0, 0.5),
+    ),
+    "RandomUniform": Case(
+        (),
+        {"shape": [32, 32], "low": -1.0, "high": 3.0},
+        type_attribute=("dtype", lambda row: row),
+        statistics=uniform_statistics(-1.0, 3.0),
+    ),
+    "RandomUniformLike": Case(
+        (In((32, 32), dtype="bool"),),
+        {"low": 2.0, "high": 2.5},
+        type_variable="T2",
+        type_attribute=("dtype", lambda row: row),
+        statistics=uniform_statistics(2.0, 2.5),
     ),
     "Range": Case((In((), "small"), In((), "any"), In((), "positive")), exact=True),
     "RMSNormalization": Case((In((2, 3, 4)), In((4,), value="scale")), {"axis": -1}, opset=23),
@@ -680,6 +752,10 @@ def make_node(op_type: str, case: Case, row: ElementType, target: ElementType | 
     elif op_type == "Constant":
         value = _values(row, (2, 3), "small")
         attributes["value"] = numpy_helper.from_array(value, f"c_{tag}")
+    elif case.type_attribute is not None:
+        attribute, output_type = case.type_attribute
+        out_row = output_type(row)
+        attributes[attribute] = out_row.onnx_code
     elif op_type == "ConstantOfShape":
         value = _values(row, (1,), "small")
         attributes["value"] = numpy_helper.from_array(value, f"c_{tag}")
@@ -892,5 +968,9 @@ def test_type_matrix(op_type: str, tmp_path_factory: pytest.TempPathFactory) -> 
     feeds = {k: v for n in nodes for k, v in n.feeds.items()}
     results = compiled.run(feeds)
     for node in nodes:
-        if node.row.name not in case.unchecked:
-            check(op_type, case, node, [results[o.name] for o in node.outputs])
+        outputs = [results[o.name] for o in node.outputs]
+        if case.statistics is not None:
+            feeds = [node.feeds[name] for name in node.node.input]
+            case.statistics(dict(zip(node.node.input, feeds, strict=True)), outputs[0])
+        elif node.row.name not in case.unchecked:
+            check(op_type, case, node, outputs)

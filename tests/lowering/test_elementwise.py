@@ -179,3 +179,22 @@ def test_integer_tensors() -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
     x = np.array([5, -7, -(2**31)], np.int32)
     np.testing.assert_array_equal(onnxc.compile(model).run({"x": x})["y"], -x)
+
+
+@pytest.mark.parametrize("x_shape", [(2, 3, 4), (2, 3, 4, 3), (1, 3, 2, 2, 2)])
+def test_prelu_channel_slope_before_opset_7(x_shape: tuple[int, ...]) -> None:
+    """PRelu-6's [C] slope is per channel (X's axis 1), also where it would
+    broadcast from the right (X [2, 3, 4, 3]); onnxruntime has no PRelu-6,
+    so the spec's formula is the oracle."""
+    slope = np.array([0.5, -2.0, 3.0], np.float32)
+    model = one_node_model("PRelu", {"x": x_shape}, x_shape, constants={"slope": slope}, opset=6)
+    x = random(x_shape)
+    channel = slope.reshape((3,) + (1,) * (len(x_shape) - 2))
+    got = onnxc.compile(model).run({"x": x})["y"]
+    np.testing.assert_array_equal(got, np.where(x < 0, channel * x, x))
+
+
+def test_prelu_slope_broadcasts_from_the_right_since_opset_7() -> None:
+    slope = np.array([0.5, -2.0, 3.0], np.float32)
+    model = one_node_model("PRelu", {"x": (2, 4, 3)}, (2, 4, 3), constants={"slope": slope})
+    compare(model, {"x": random((2, 4, 3))})

@@ -10,7 +10,6 @@ is the nearest bfloat16 by exact arithmetic."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from fractions import Fraction
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 
 from onnxc import element_types
 from onnxc.runtime_c import runtime_dir
+from tests.runtime_c.drivers import build_driver, run_driver
 
 DRIVER = r"""
 #include <stdio.h>
@@ -61,35 +61,11 @@ RNG = np.random.default_rng(0)
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if shutil.which("cc") is None:
-        pytest.skip("no C compiler")
-    folder = tmp_path_factory.mktemp("conversions")
-    (folder / "driver.c").write_text(DRIVER)
-    program = folder / "driver"
-    subprocess.run(
-        [
-            "cc",
-            "-std=c99",
-            "-Wall",
-            "-Wextra",
-            "-pedantic",
-            "-Werror",
-            "-O2",
-            "-I",
-            str(runtime_dir()),
-            str(folder / "driver.c"),
-            "-o",
-            str(program),
-        ],
-        check=True,
-    )
-    return program
+    return build_driver(tmp_path_factory.mktemp("conversions"), DRIVER)
 
 
 def run(driver: Path, kind: str, values: list[int]) -> list[str]:
-    text = "".join(f"{kind} {v & 0xFFFFFFFFFFFFFFFF:x}\n" for v in values)
-    out = subprocess.run([str(driver)], input=text, capture_output=True, text=True, check=True)
-    return out.stdout.split()
+    return run_driver(driver, "".join(f"{kind} {v & 0xFFFFFFFFFFFFFFFF:x}\n" for v in values))
 
 
 def is_nan16(word: int, bf16: bool) -> bool:
