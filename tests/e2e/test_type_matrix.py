@@ -122,6 +122,19 @@ def _lrn(x: np.ndarray) -> np.ndarray:
     return x / (1.5 + float(np.float32(0.01)) / 3 * squares) ** 0.75
 
 
+def _dequantized(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray) -> np.ndarray:
+    """DequantizeLinear along axis 1 of (2, 3, 4), subtracting the zero point
+    for every type (onnx.reference refuses a non-zero one for float8)."""
+    return (x - zero_point.reshape(1, 3, 1)) * scale.reshape(1, 3, 1)
+
+
+def _quantized_to_float(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray) -> np.ndarray:
+    """QuantizeLinear along axis 1 of (2, 3, 4) to a float type (the values
+    stay in every float8 range), adding the zero point as the spec's formula
+    says (onnxruntime and onnx.reference ignore it for float8)."""
+    return x / scale.reshape(1, 3, 1) + zero_point.reshape(1, 3, 1)
+
+
 def unary(
     domain: Domain = "any", exact: bool = False, opset: int = OPSET, **attributes: Any
 ) -> Case:
@@ -213,7 +226,17 @@ CASES: dict[str, Case] = {
     ),
     "CumSum": Case((In((2, 3, 4)), In((), dtype="int32", value=-1)), {"reverse": 1}),
     "DepthToSpace": Case((In((1, 8, 2, 3)),), {"blocksize": 2, "mode": "CRD"}, exact=True),
+    "DequantizeLinear": Case(
+        (In((2, 3, 4)), In((3,), "positive", dtype="float"), In((3,), "small")),
+        {"axis": 1},
+        exact=True,
+        output_dtypes=("float",),
+        formula=_dequantized,
+    ),
     "Div": binary("nonzero", exact=True),
+    "DynamicQuantizeLinear": Case(
+        (In((2, 3, 4)),), exact=True, outputs=3, output_dtypes=("uint8", None, "uint8")
+    ),
     "Elu": unary(alpha=0.5),
     "Equal": comparison(),
     "Erf": unary(),
@@ -307,6 +330,13 @@ CASES: dict[str, Case] = {
         exact=True,
     ),
     "Pow": Case((In((2, 3), "positive"), In((3,), "small")), type_variable="T"),
+    "QuantizeLinear": Case(
+        (In((2, 3, 4), dtype="float"), In((3,), "positive", dtype="float"), In((3,), "small")),
+        {"axis": 1},
+        type_variable="T3",
+        exact=True,
+        formula=_quantized_to_float,
+    ),
     "Range": Case((In((), "small"), In((), "any"), In((), "positive")), exact=True),
     "RMSNormalization": Case((In((2, 3, 4)), In((4,), value="scale")), {"axis": -1}, opset=23),
     "Reciprocal": unary("nonzero", exact=True),
@@ -513,7 +543,9 @@ def expected(node: Node) -> tuple[list[np.ndarray], str]:
     formula = CASES[node.node.op_type].formula
     if formula is not None:
         inputs = [node.feeds[i.name].astype(np.float64) for i in node.inputs]
-        return [formula(*inputs).astype(node.row.numpy_dtype)], "the spec's formula"
+        out_row = element_types.by_onnx_code(node.outputs[0].type.tensor_type.elem_type)
+        assert out_row is not None
+        return [formula(*inputs).astype(out_row.numpy_dtype)], "the spec's formula"
     outputs = ReferenceEvaluator(model).run(None, node.feeds)
     assert isinstance(outputs, list)  # the final outputs (not intermediate=True's dict)
     return outputs, "onnx.reference"
