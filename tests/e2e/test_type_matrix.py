@@ -135,6 +135,20 @@ def _quantized_to_float(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray
     return x / scale.reshape(1, 3, 1) + zero_point.reshape(1, 3, 1)
 
 
+QLINEAR_SCALES = (0.05, [0.1, 0.05, 0.2, 0.3, 0.02], 0.25)
+"""QLinearMatMul's a_scale, b_scale (per column) and y_scale."""
+
+
+def _qlinear_matmul(
+    a: np.ndarray, a_zp: np.ndarray, b: np.ndarray, b_zp: np.ndarray, y_zp: np.ndarray
+) -> np.ndarray:
+    """QLinearMatMul to uint8 of float8 a (which onnx.reference truncates to
+    integers): (a - a_zp) @ (b - b_zp) requantized."""
+    a_scale, b_scale, y_scale = (np.float32(s) for s in QLINEAR_SCALES)
+    product = (a - a_zp) @ (b - b_zp) * (a_scale * b_scale / y_scale)
+    return np.clip(np.rint(product) + y_zp, 0, 255)
+
+
 def unary(
     domain: Domain = "any", exact: bool = False, opset: int = OPSET, **attributes: Any
 ) -> Case:
@@ -209,6 +223,17 @@ CASES: dict[str, Case] = {
     ),
     "Concat": Case((In((2, 3)), In((2, 2))), {"axis": 1}, exact=True),
     "Constant": Case((), exact=True),
+    "ConvInteger": Case(
+        (
+            In((1, 2, 5, 5)),
+            In((3, 2, 3, 3), dtype="uint8"),
+            In((), "small"),
+            In((3,), "small", dtype="uint8"),
+        ),
+        {"pads": [1, 1, 1, 1], "strides": [2, 1]},
+        exact=True,
+        output_dtypes=("int32",),
+    ),
     "ConstantOfShape": Case(
         (In((2,), dtype="int64", value=[2, 3]),), exact=True, type_variable="T2"
     ),
@@ -298,6 +323,16 @@ CASES: dict[str, Case] = {
     "Log": unary("positive"),
     "LogSoftmax": unary(axis=1),
     "MatMul": Case((In((2, 3, 4), "small"), In((4, 5), "small"))),
+    "MatMulInteger": Case(
+        (
+            In((2, 3, 4)),
+            In((4, 5), dtype="uint8"),
+            In((), "small"),
+            In((5,), "small", dtype="uint8"),
+        ),
+        exact=True,
+        output_dtypes=("int32",),
+    ),
     "Max": binary(exact=True),
     "MeanVarianceNormalization": Case((In((2, 3, 2, 2)),)),
     "MaxPool": Case(
@@ -330,6 +365,37 @@ CASES: dict[str, Case] = {
         exact=True,
     ),
     "Pow": Case((In((2, 3), "positive"), In((3,), "small")), type_variable="T"),
+    "QLinearConv": Case(
+        (
+            In((1, 2, 5, 5)),
+            In((), dtype="float", value=0.05),
+            In((), "small"),
+            In((3, 2, 3, 3), dtype="int8"),
+            In((3,), dtype="float", value=[0.1, 0.05, 0.2]),
+            In((3,), dtype="int8", value=[0, 0, 0]),
+            In((), dtype="float", value=0.25),
+            In((), "small", dtype="uint8"),
+            In((3,), dtype="int32"),
+        ),
+        {"pads": [1, 1, 1, 1]},
+        exact=True,
+        output_dtypes=("uint8",),
+    ),
+    "QLinearMatMul": Case(
+        (
+            In((2, 3, 4)),
+            In((), dtype="float", value=QLINEAR_SCALES[0]),
+            In((), "small"),
+            In((4, 5), dtype="uint8"),
+            In((5,), dtype="float", value=QLINEAR_SCALES[1]),
+            In((5,), "small", dtype="uint8"),
+            In((), dtype="float", value=QLINEAR_SCALES[2]),
+            In((), "small", dtype="uint8"),
+        ),
+        exact=True,
+        output_dtypes=("uint8",),
+        formula=_qlinear_matmul,
+    ),
     "QuantizeLinear": Case(
         (In((2, 3, 4), dtype="float"), In((3,), "positive", dtype="float"), In((3,), "small")),
         {"axis": 1},
