@@ -144,7 +144,7 @@ def _qlinear_matmul(
 ) -> np.ndarray:
     """QLinearMatMul to uint8 of float8 a (which onnx.reference truncates to
     integers): (a - a_zp) @ (b - b_zp) requantized."""
-    a_scale, b_scale, y_scale = (np.float32(s) for s in QLINEAR_SCALES)
+    a_scale, b_scale, y_scale = (np.asarray(s, np.float32) for s in QLINEAR_SCALES)
     product = (a - a_zp) @ (b - b_zp) * (a_scale * b_scale / y_scale)
     return np.clip(np.rint(product) + y_zp, 0, 255)
 
