@@ -1,8 +1,11 @@
-"""Matrix products: `onnx.MatMul` and `onnx.Gemm`.
+"""Matrix products: `onnx.MatMul` and `onnx.Gemm`, and the loop structure the
+quantized products (MatMulInteger, QLinearMatMul in qlinear.py) share.
 
 Both become an initialisation of the output buffer (`linalg.fill` with zero, or
 the broadcast bias) followed by one `linalg.generic` whose last loop is the
-reduction over the shared dimension K, accumulating into the output.
+reduction over the shared dimension K, accumulating into the output. MatMul's
+generic is `accumulate_product`, whose `Term` (what one pair of elements adds)
+and extra inputs the quantized products replace.
 """
 
 from __future__ import annotations
