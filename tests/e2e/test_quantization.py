@@ -211,6 +211,18 @@ def test_quantize_linear_float8_saturate() -> None:
                     fed=(f"x_{name}_{saturate}",),
                 )
             )
+    # A zero point is added, as the spec's formula says (onnxruntime and
+    # onnx.reference ignore it for float8).
+    zero_point = np.array(-1.5, ml_dtypes.float8_e4m3fn)
+    nodes.append(
+        Node(
+            "QuantizeLinear",
+            [("x_zp", x), ("s_zp", f32(2.0)), ("z_zp", zero_point)],
+            [("y_zp", TensorProto.FLOAT8E4M3FN)],
+            [np.clip(x / 2.0 - 1.5, -448, 448).astype(ml_dtypes.float8_e4m3fn)],
+            fed=("x_zp",),
+        )
+    )
     run_and_compare(nodes, "quantize_linear_float8")
 
 

@@ -128,12 +128,7 @@ def _dequantized(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray) -> np
     return (x - zero_point.reshape(1, 3, 1)) * scale.reshape(1, 3, 1)
 
 
-def _quantized_to_float(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray) -> np.ndarray:
-    """QuantizeLinear along axis 1 of (2, 3, 4) to a float type (the values
-    stay in every float8 range), adding the zero point as the spec's formula
-    says (onnxruntime and onnx.reference ignore it for float8)."""
-    return x / scale.reshape(1, 3, 1) + zero_point.reshape(1, 3, 1)
-
+FLOAT8 = ("float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz")
 
 QLINEAR_SCALES = (0.05, [0.1, 0.05, 0.2, 0.3, 0.02], 0.25)
 """QLinearMatMul's a_scale, b_scale (per column) and y_scale."""
@@ -401,7 +396,9 @@ CASES: dict[str, Case] = {
         {"axis": 1},
         type_variable="T3",
         exact=True,
-        formula=_quantized_to_float,
+        # onnxruntime and onnx.reference ignore a float8 zero point, which the
+        # spec's formula adds: tests/e2e/test_quantization.py checks those.
+        unchecked=FLOAT8,
     ),
     "Range": Case((In((), "small"), In((), "any"), In((), "positive")), exact=True),
     "RMSNormalization": Case((In((2, 3, 4)), In((4,), value="scale")), {"axis": -1}, opset=23),
