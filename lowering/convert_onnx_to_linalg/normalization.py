@@ -126,8 +126,9 @@ class BatchNormalizationOpLowering(OnnxLowering[onnx.BatchNormalizationOp]):
 
 class LpNormalizationOpLowering(OnnxLowering[onnx.LpNormalizationOp]):
     """`onnx.LpNormalization`: x / ||x||_p along `axis`, p 1 (sum of
-    magnitudes) or 2 (Euclidean); a zero norm gives what the division gives
-    (NaN for 0 / 0), as the reference implementation does."""
+    magnitudes) or 2 (Euclidean); where the norm is zero (every element
+    along the axis zero) the output is zero, as the spec (opset 22) defines
+    it."""
 
     def rewrite(self, op: onnx.LpNormalizationOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
@@ -157,7 +158,11 @@ class LpNormalizationOpLowering(OnnxLowering[onnx.LpNormalizationOp]):
         def divide(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
             (value,) = widened(b, args[:1], wide)
             norm = args[1] if p == 1 else b.insert(math_dialect.SqrtOp(args[1])).result
-            return scalar.convert(b, scalar.DIV(b, value, norm), element)
+            zero = scalar.constant(b, 0.0, wide)
+            quotient = scalar.DIV(b, value, norm)
+            is_zero = scalar.EQUAL(b, norm, zero)
+            normalized = b.insert(arith.SelectOp(is_zero, zero, quotient)).result
+            return scalar.convert(b, normalized, element)
 
         maps = [identity_map(rank), to_norm, identity_map(rank)]
         generic(rewriter, op, [x, norms], [y], maps, [PARALLEL] * rank, divide)
