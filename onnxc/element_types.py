@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     Float8E4M3FNUZType,
     Float8E5M2FNUZType,
     Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -236,6 +237,13 @@ ELEMENT_TYPES: tuple[ElementType, ...] = (
         Float8E5M2FNUZType(),
         ml_dtypes.float8_e5m2fnuz,
         "f8e5m2fnuz",
+    ),
+    _storage_float(
+        "float8e8m0",
+        TensorProto.FLOAT8E8M0,
+        Float8E8M0FNUType(),
+        ml_dtypes.float8_e8m0fnu,
+        "f8e8m0",
     ),
     _storage_float(
         "float4e2m1",

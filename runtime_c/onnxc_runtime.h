@@ -83,6 +83,7 @@ static inline size_t onnxc_dtype_size(int32_t dtype) {
   case ONNXC_DTYPE_FLOAT8E4M3FNUZ:
   case ONNXC_DTYPE_FLOAT8E5M2:
   case ONNXC_DTYPE_FLOAT8E5M2FNUZ:
+  case ONNXC_DTYPE_FLOAT8E8M0:
     return 1;
   case ONNXC_DTYPE_UINT16:
   case ONNXC_DTYPE_INT16:
@@ -592,6 +593,38 @@ ONNXC_F8_FORMAT(f8e4m3fn, 3, 7, ONNXC_F8_FN)
 ONNXC_F8_FORMAT(f8e4m3fnuz, 3, 8, ONNXC_F8_FNUZ)
 ONNXC_F8_FORMAT(f8e5m2, 2, 15, ONNXC_F8_IEEE)
 ONNXC_F8_FORMAT(f8e5m2fnuz, 2, 16, ONNXC_F8_FNUZ)
+
+/*
+ * FLOAT8E8M0 (the OCP MX scale format): an 8-bit biased exponent, no sign,
+ * no mantissa: code e is 2^(e - 127), 0xFF is NaN. Widening is exact (code 0
+ * is the float subnormal 2^-127). Narrowing takes float's exponent field (the
+ * sign is ignored: ONNX leaves negative values undefined), rounding up when
+ * any fraction bit is set and saturating at 2^127 (Cast's defaults); Cast's
+ * other round_mode and saturate values are lowered to integer arithmetic
+ * on the float's bits instead.
+ */
+static inline float onnxc_f8e8m0_to_f32(uint8_t code) {
+  if (code == 0xFFu) {
+    return onnxc_f32_bits((int32_t)0x7fc00000u);
+  }
+  return onnxc_f32_bits(code == 0u ? (int32_t)0x00400000 : (int32_t)((uint32_t)code << 23));
+}
+
+static inline uint8_t onnxc_f32_to_f8e8m0(float f) {
+  uint32_t bits = (uint32_t)onnxc_bits_f32(f);
+  uint32_t exponent = (bits >> 23) & 0xFFu;
+  if (exponent == 0xFFu) {
+    return 0xFFu; /* NaN and the infinities */
+  }
+  if ((bits & 0x7FFFFFu) != 0u && exponent != 0xFEu) {
+    ++exponent;
+  }
+  return (uint8_t)exponent;
+}
+
+static inline uint8_t onnxc_f64_to_f8e8m0(double d) {
+  return onnxc_f32_to_f8e8m0((float)d); /* through float, as onnx.reference */
+}
 
 /*
  * ---- 4-bit and 2-bit elements ----------------------------------------------

@@ -4,10 +4,12 @@ conversion means), and `onnx.BitCast`, which keeps the bits instead."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import ml_dtypes
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import Float32Type, IntegerType, Signedness
+from xdsl.dialects.builtin import Float8E8M0FNUType, Float32Type, IntegerType, Signedness
 from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -36,15 +38,75 @@ def saturated(b: Builder, value: SSAValue, target: Attribute) -> SSAValue:
     return scalar.convert(b, clamped, target)
 
 
+def to_e8m0(b: Builder, value: SSAValue, round_mode: str, saturate: bool) -> SSAValue:
+    """`value` converted to float8e8m0 as Cast (opset 24) does: through float,
+    whose exponent field is the result, rounded by `round_mode` ("up": any
+    fraction bit rounds up; "down": truncates; "nearest": the guard bit
+    rounds up when the round or sticky bits are set or the exponent is not
+    zero, as onnx.reference does) and, with `saturate`, never rounded past
+    2^127 into NaN; NaN and the infinities give NaN (0xFF)."""
+    i32, u8 = IntegerType(32), IntegerType(8, Signedness.UNSIGNED)
+    bits = b.insert(arith.BitcastOp(scalar.convert(b, value, Float32Type()), i32)).result
+
+    def masked(mask: int) -> SSAValue:
+        return scalar.AND(b, bits, constant(b, mask, i32))
+
+    def nonzero(mask: int) -> SSAValue:
+        return scalar.NOT_EQUAL(b, masked(mask), constant(b, 0, i32))
+
+    exponent = scalar.SHIFT_RIGHT(b, masked(0x7F800000), constant(b, 23, i32))  # 0..255
+    zero = constant(b, 0, i32)
+    if round_mode == "up":
+        round_up = nonzero(0x7FFFFF)
+    elif round_mode == "down":
+        round_up = constant(b, 0, IntegerType(1))
+    elif round_mode == "nearest":
+        rest = scalar.OR(b, nonzero(0x200000), nonzero(0x1FFFFF))
+        odd = scalar.OR(b, rest, scalar.GREATER(b, exponent, zero))
+        round_up = scalar.AND(b, nonzero(0x400000), odd)
+    else:
+        raise ValueError(f"round_mode '{round_mode}'")
+    if saturate:
+        largest = constant(b, 0xFE, i32)
+        round_up = scalar.AND(b, round_up, scalar.NOT_EQUAL(b, exponent, largest))
+    nan = constant(b, 0xFF, i32)
+    special = scalar.EQUAL(b, exponent, nan)
+    rounded = scalar.ADD(b, exponent, scalar.convert(b, round_up, i32))
+    code = b.insert(arith.SelectOp(special, nan, rounded)).result
+    return b.insert(arith.BitcastOp(scalar.convert(b, code, u8), Float8E8M0FNUType())).result
+
+
 def _is_float8(t: Attribute) -> bool:
+    """The 8-bit floats with a sign and a mantissa (not float8e8m0)."""
     row = element_types.of_ir(t)
-    return row is not None and row.runtime_name is not None and row.size == 1
+    return (
+        row is not None
+        and row.runtime_name is not None
+        and row.bits == 8
+        and not isinstance(t, Float8E8M0FNUType)
+    )
+
+
+Converter = Callable[[Builder, SSAValue], SSAValue]
+
+
+def _converter(op: onnx.OnnxOp, target: Attribute) -> Converter:
+    """How Cast converts one value to `target`, given its attributes."""
+    if isinstance(target, Float8E8M0FNUType):
+        mode, saturate = str(op.attr("round_mode")), bool(op.attr("saturate"))
+        if mode not in ("up", "down", "nearest"):
+            raise unsupported(op, f"round_mode '{mode}' (up, down and nearest exist)")
+        return lambda b, value: to_e8m0(b, value, mode, saturate)
+    if _is_float8(target) and bool(op.attr("saturate")):
+        return lambda b, value: saturated(b, value, target)
+    return lambda b, value: scalar.convert(b, value, target)
 
 
 class CastPattern(OnnxLowering[onnx.OnnxOp]):
     """Base of Cast and CastLike: a conversion of the first operand to the
     result's element type; a cast to the same type is the input buffer. A
-    conversion to an 8-bit float saturates unless `saturate` is 0."""
+    conversion to an 8-bit float saturates unless `saturate` is 0; one to
+    float8e8m0 rounds as `round_mode` says."""
 
     def rewrite(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> None:
         source_type = memref_type(op.operands[0].type).get_element_type()
@@ -52,20 +114,15 @@ class CastPattern(OnnxLowering[onnx.OnnxOp]):
         if source_type == target_type:
             self.replace(rewriter, op, [buffer_of(rewriter, op.operands[0])])
             return
-        saturate = _is_float8(target_type) and bool(op.attr("saturate"))
-        convert = saturated if saturate else scalar.convert
+        convert = _converter(op, target_type)
         elementwise(
-            rewriter,
-            self.shapes,
-            op,
-            lambda b, args: convert(b, args[0], target_type),
-            inputs=[op.operands[0]],
+            rewriter, self.shapes, op, lambda b, args: convert(b, args[0]), inputs=[op.operands[0]]
         )
 
 
 class CastOpLowering(CastPattern):
-    """`onnx.Cast` -> an elementwise conversion to `to`; `saturate` as above
-    (`round_mode` concerns float8e8m0, which the table does not have)."""
+    """`onnx.Cast` -> an elementwise conversion to `to`; `saturate` and
+    `round_mode` as above."""
 
     source = onnx.CastOp
 

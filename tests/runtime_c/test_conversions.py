@@ -231,3 +231,22 @@ int main(void) {{
     ).stdout
     widened = np.frombuffer(out[: 4 * codes.size], np.float32)
     return widened, np.frombuffer(out[4 * codes.size :], np.uint8)
+
+
+def test_float8e8m0_conversions_match_onnx(tmp_path: Path) -> None:
+    """float8e8m0: every code widens as ml_dtypes does; floats of every
+    magnitude (and zeros, subnormals, infinities, NaN, the largest exponent)
+    narrow as onnx's `to_float8e8m0` with Cast's defaults (round up,
+    saturate)."""
+    from onnx.numpy_helper import to_float8e8m0
+
+    rng = np.random.default_rng(4)
+    finite = rng.standard_normal(20000) * np.exp(rng.uniform(-90, 88, 20000))
+    edges = [0.0, -0.0, 1e-40, 2.0**-127, np.inf, -np.inf, np.nan, 2.0**127, 3.0 * 2.0**126]
+    floats = np.concatenate([finite, edges, 2.0 ** np.arange(-126, 128)]).astype(np.float32)
+    codes = np.arange(256, dtype=np.uint8)
+    widened, narrowed = _run_small_float("f8e8m0", codes, floats, tmp_path)
+    expected_wide = codes.view(ml_dtypes.float8_e8m0fnu).astype(np.float32)
+    both_nan = np.isnan(widened) & np.isnan(expected_wide)
+    assert np.all((widened.view(np.uint32) == expected_wide.view(np.uint32)) | both_nan)
+    assert np.array_equal(narrowed, to_float8e8m0(floats).view(np.uint8))
