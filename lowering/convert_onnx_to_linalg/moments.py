@@ -254,13 +254,26 @@ class InstanceNormalizationOpLowering(OnnxLowering[onnx.InstanceNormalizationOp]
         stats = statistics(rewriter, shapes, op, x, set(range(2, rank)))
         finish(rewriter, op, stats, inverse_root(float(op.attr("epsilon"))))
         y = self.result_buffer(rewriter, op.output, shape)
-        channel = _per_channel(rank, AffineDimExpr(1))
-        parameters = [(buffer_of(rewriter, v), channel) for v in (op.scale, op.B)]
-        body = _reordered(normalized(stats, element_type(op.input), 1, 1), stats)
-        broadcast_into(
-            rewriter, shapes, op, body, [op.input], y, [*statistic_maps(stats), *parameters]
-        )
+        normalize_channels(rewriter, shapes, op, op.input, (op.scale, op.B), y, stats)
         self.replace(rewriter, op, [y])
+
+
+def normalize_channels(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    x: SSAValue,
+    parameters: tuple[SSAValue, SSAValue],
+    y: SSAValue,
+    stats: Statistics,
+) -> None:
+    """Y = (X - mean) * factor * scale[c] + bias[c] into buffer `y`, for
+    tensor X [N, C, ...] and `parameters` (scale, bias) [C] (the statistics
+    kept X's axis 1, and maybe axis 0)."""
+    channel = _per_channel(len(shapes.sizes(x)), AffineDimExpr(1))
+    extra = [(buffer_of(rewriter, v), channel) for v in parameters]
+    body = _reordered(normalized(stats, element_type(x), 1, 1), stats)
+    broadcast_into(rewriter, shapes, op, body, [x], y, [*statistic_maps(stats), *extra])
 
 
 def _reordered(body: Body, stats: Statistics) -> Body:

@@ -1,6 +1,7 @@
 """Normalization with given statistics or local windows:
-`onnx.BatchNormalization` (inference), `onnx.LpNormalization`, `onnx.LRN`.
-(Normalizations that compute mean and variance are in `moments.py`.)
+`onnx.BatchNormalization`, `onnx.LpNormalization`, `onnx.LRN`.
+(Normalizations that compute mean and variance are in `moments.py`, whose
+statistics BatchNormalization's training mode uses.)
 
 BatchNormalization's constant statistics are folded at compile time, with
 numpy, into one multiplier and one addend per channel, stored as
@@ -37,12 +38,19 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     fill,
     generic,
     identity_map,
+    is_none,
     normalize_axis,
     unsupported,
     weight,
     widened,
 )
 from onnxc.lowering.convert_onnx_to_linalg.loops import for_range, index
+from onnxc.lowering.convert_onnx_to_linalg.moments import (
+    finish,
+    inverse_root,
+    normalize_channels,
+    statistics,
+)
 from onnxc.lowering.convert_onnx_to_linalg.scalar import constant
 from onnxc.lowering.index_arith import Size
 
@@ -51,26 +59,34 @@ from onnxc.lowering.index_arith import Size
 
 
 class BatchNormalizationOpLowering(OnnxLowering[onnx.BatchNormalizationOp]):
-    """`onnx.BatchNormalization` in inference mode (training_mode=0) on
-    X [N, C, ...]. With constant scale, B, mean and var it is folded at
-    compile time into `x * a[c] + b[c]` (a = scale / sqrt(var + epsilon),
-    b = B - mean * a, two weights); otherwise one elementwise generic
-    computes `(x - mean) / sqrt(var + epsilon) * scale + B`. Rejects
-    training_mode=1 (and so the running_mean/running_var outputs) and
-    non-float types."""
+    """`onnx.BatchNormalization` on X [N, C, ...].
+
+    Inference (training_mode=0): with constant scale, B, mean and var it is
+    folded at compile time into `x * a[c] + b[c]` (a = scale / sqrt(var +
+    epsilon), b = B - mean * a, two weights); otherwise one elementwise
+    generic computes `(x - mean) / sqrt(var + epsilon) * scale + B`.
+
+    Training (training_mode=1, opset 14 and 15): Y is normalized with the
+    batch's own mean and population variance per channel (over every axis but
+    1; computed in float for 16-bit floats, as the spec says), and the
+    optional running_mean and running_var are input_mean * momentum +
+    current_mean * (1 - momentum) and input_var * momentum + current_var *
+    (1 - momentum), current_var being that same population variance (the
+    spec, onnx.reference and onnxruntime's CPU kernel agree)."""
 
     def rewrite(self, op: onnx.BatchNormalizationOp, rewriter: PatternRewriter) -> None:
-        if op.attr("training_mode"):
-            raise unsupported(op, "training_mode=1 is not supported (inference only)")
         x_value = op.operands[0]
         x_shape = self.shapes.sizes(x_value)
         if len(x_shape) < 2:
             raise unsupported(op, f"X must be [N, C, ...], got {list(x_shape)}")
-        rank = len(x_shape)
         for value, name in zip(op.operands[1:], ("scale", "B", "mean", "var"), strict=True):
             sizes = self.shapes.sizes(value)
             if len(sizes) != 1 or not self.shapes.same(sizes[0], x_shape[1]):
                 raise unsupported(op, f"{name} of shape {sizes} is not [C={x_shape[1]}]")
+        if op.attr("training_mode"):
+            self._training(op, rewriter, x_shape)
+            return
+        rank = len(x_shape)
         epsilon = float(op.attr("epsilon"))
         x = buffer_of(rewriter, x_value)
         y = self.result_buffer(rewriter, op.results[0], x_shape)
@@ -122,6 +138,56 @@ class BatchNormalizationOpLowering(OnnxLowering[onnx.BatchNormalizationOp]):
                 formula,
             )
         self.replace(rewriter, op, [y, None, None])
+
+    def _training(
+        self, op: onnx.BatchNormalizationOp, rewriter: PatternRewriter, x_shape: Sequence[Size]
+    ) -> None:
+        """training_mode=1: the batch's statistics, the running ones from
+        them, then Y."""
+        x = buffer_of(rewriter, op.X)
+        stats = statistics(rewriter, self.shapes, op, x, set(range(len(x_shape))) - {1})
+        if stats.mean is None:
+            raise unsupported(op, "no batch mean")  # statistics() centers by default
+        momentum = float(op.attr("momentum"))
+        running = [
+            self._running(rewriter, op, result, given, current, momentum)
+            for result, given, current in (
+                (op.running_mean, op.input_mean, stats.mean),
+                (op.running_var, op.input_var, stats.factor),  # still the variance
+            )
+        ]
+        finish(rewriter, op, stats, inverse_root(float(op.attr("epsilon"))))
+        y = self.result_buffer(rewriter, op.Y, x_shape)
+        normalize_channels(rewriter, self.shapes, op, op.X, (op.scale, op.B), y, stats)
+        self.replace(rewriter, op, [y, *running])
+
+    def _running(
+        self,
+        rewriter: PatternRewriter,
+        op: onnx.BatchNormalizationOp,
+        result: SSAValue,
+        given: SSAValue,
+        current: SSAValue,
+        momentum: float,
+    ) -> SSAValue | None:
+        """The running statistic `result` (None when omitted): `given` *
+        momentum + `current` * (1 - momentum), in float for 16-bit floats."""
+        if is_none(result):
+            return None
+        output = self.result_buffer(rewriter, result, self.shapes.sizes(given))
+        target = element_type(output)
+        wide = accumulator_type(target)
+
+        def update(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+            given_value, current_value = widened(b, args[:2], wide)
+            kept = scalar.MUL(b, given_value, constant(b, momentum, wide))
+            added = scalar.MUL(b, current_value, constant(b, 1.0 - momentum, wide))
+            return scalar.convert(b, scalar.ADD(b, kept, added), target)
+
+        maps = [identity_map(1)] * 3
+        inputs = [buffer_of(rewriter, given), current]
+        generic(rewriter, op, inputs, [output], maps, [PARALLEL], update)
+        return output
 
 
 class LpNormalizationOpLowering(OnnxLowering[onnx.LpNormalizationOp]):

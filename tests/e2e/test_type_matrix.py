@@ -184,6 +184,41 @@ ROI_BATCHES = np.array([0, 1, 1], dtype=np.int64)
 ROI_ALIGN = {"output_height": 2, "output_width": 3, "sampling_ratio": 0, "mode": "avg"}
 
 
+ROI_POOL = np.array(
+    [
+        [0, 0, 0, 13, 11],  # past X's right and bottom edges
+        [1, 2.5, 1, 9, 7],  # corners rounded half away from zero
+        [1.5, -3, 5, 4, 20],  # batch index truncated; past the top and left edges
+        [0, 12, 3, 2, 3],  # x2 < x1: one element wide
+        [0.5, 20, 20, 30, 30],  # outside X: every bin empty, 0
+    ]
+)
+"""MaxRoiPool's rois (batch index, x1, y1, x2, y2), exact in every float type."""
+
+
+def _max_roi_pool(x: np.ndarray) -> np.ndarray:
+    """MaxRoiPool of ROI_POOL with pooled_shape [2, 3], spatial_scale 0.5, as
+    onnxruntime's float kernel computes it."""
+    pooled = (2, 3)
+    out = np.zeros((len(ROI_POOL), x.shape[1], *pooled))
+    for r, (batch, *corners) in enumerate(ROI_POOL):
+        scaled = np.asarray(corners) * 0.5
+        x1, y1, x2, y2 = np.sign(scaled) * np.floor(np.abs(scaled) + 0.5)
+        for axis_bins in np.ndindex(*pooled):
+            ranges = []
+            for p, bins, start, end, extent in zip(
+                axis_bins, pooled, (y1, x1), (y2, x2), x.shape[2:], strict=True
+            ):
+                size = max(end - start + 1, 1) / bins
+                low = np.clip(np.floor(p * size) + start, 0, extent)
+                high = np.clip(np.ceil((p + 1) * size) + start, 0, extent)
+                ranges.append(slice(int(low), int(high)))
+            window = x[int(batch), :, ranges[0], ranges[1]]
+            if window.size:
+                out[(r, slice(None), *axis_bins)] = window.max(axis=(1, 2))
+    return out
+
+
 def same_width_partner(row: ElementType) -> ElementType:
     """Another element type of `row`'s storage width (the next one in the
     table, cyclically), so that every type is both a BitCast source and a
@@ -504,6 +539,12 @@ CASES: dict[str, Case] = {
         exact=True,
         outputs=2,
         output_dtypes=(None, "int64"),
+    ),
+    "MaxRoiPool": Case(
+        (In((2, 3, 6, 7)), In(ROI_POOL.shape, value=ROI_POOL)),
+        {"pooled_shape": [2, 3], "spatial_scale": 0.5},
+        exact=True,
+        formula=_max_roi_pool,  # no onnx.reference; onnxruntime: float (float16 cast to it)
     ),
     "MaxUnpool": Case(
         (

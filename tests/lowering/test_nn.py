@@ -495,23 +495,6 @@ def test_max_pool_indices_rejected() -> None:
         onnxc.compile(model)
 
 
-def test_batch_normalization_training_rejected() -> None:
-    params = _batchnorm_params(2)
-    model = _model(
-        "BatchNormalization",
-        (2, 2, 3, 3),
-        params,
-        ["x", *params],
-        outputs=("y", "running_mean", "running_var"),
-        training_mode=1,
-    )
-    model.graph.output[0].CopyFrom(
-        helper.make_tensor_value_info("y", TensorProto.FLOAT, (2, 2, 3, 3))
-    )
-    with pytest.raises(OnnxcError, match="training_mode"):
-        onnxc.compile(model)
-
-
 def test_batch_normalization_shared_parameter() -> None:
     """One initializer as both B and mean: folding drops it exactly once."""
     x_shape = (1, 3, 2, 2)

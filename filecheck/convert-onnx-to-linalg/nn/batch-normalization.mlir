@@ -41,3 +41,39 @@ func.func @batch_normalization_runtime(%x: tensor<2x3xf32>, %scale: tensor<3xf32
   %y, %rm, %rv = "onnx.BatchNormalization"(%x, %scale, %bias, %mean, %var) {onnx_node_name = "bn"} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<0xf32>, tensor<0xf32>)
   func.return %y : tensor<2x3xf32>
 }
+
+// -----
+
+// Training mode: the batch's mean and population variance per channel (over
+// axes 0 and 2, in float for float16), the running statistics from them,
+// then Y from the mean and 1 / sqrt(variance + epsilon).
+
+// CHECK-LABEL: func.func @batch_normalization_training(
+// CHECK-SAME:      %[[X:.*]]: memref<2x3x4xf16>, %[[SCALE:.*]]: memref<3xf16>, %[[BIAS:.*]]: memref<3xf16>, %[[MEAN:.*]]: memref<3xf32>, %[[VAR:.*]]: memref<3xf32>, %[[Y:.*]]: memref<2x3x4xf16>, %[[RM:.*]]: memref<3xf32>, %[[RV:.*]]: memref<3xf32>)
+// CHECK:         %[[SUM:.*]] = memref.alloc() : memref<3xf32>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1)>], iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[X]] : {{.*}}) outs(%[[SUM]] : memref<3xf32>)
+// CHECK:           arith.constant 8.000000e+00 : f32
+// CHECK:         %[[SPREAD:.*]] = memref.alloc() : memref<3xf32>
+// CHECK:         linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[X]], %[[SUM]] : {{.*}}) outs(%[[SPREAD]] : memref<3xf32>)
+// CHECK:           arith.subf
+// CHECK:           arith.mulf
+// CHECK:           arith.constant 8.000000e+00 : f32
+// CHECK:         linalg.generic {{.*}} ins(%[[MEAN]], %[[SUM]] : {{.*}}) outs(%[[RM]] : memref<3xf32>)
+// CHECK-NEXT:    ^{{.*}}(%[[GIVEN:.*]]: f32, %[[CURRENT:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[M:.*]] = arith.constant 7.500000e-01 : f32
+// CHECK-NEXT:      %[[KEPT:.*]] = arith.mulf %[[GIVEN]], %[[M]] : f32
+// CHECK-NEXT:      %[[ONE_M:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-NEXT:      %[[ADDED:.*]] = arith.mulf %[[CURRENT]], %[[ONE_M]] : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.addf %[[KEPT]], %[[ADDED]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32
+// CHECK:         linalg.generic {{.*}} ins(%[[VAR]], %[[SPREAD]] : {{.*}}) outs(%[[RV]] : memref<3xf32>)
+// CHECK:         linalg.generic {{.*}} outs(%[[SPREAD]] : memref<3xf32>)
+// CHECK:           math.sqrt
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[SUM]], %[[SPREAD]], %[[SCALE]], %[[BIAS]] : {{.*}}) outs(%[[Y]] : memref<2x3x4xf16>)
+// CHECK:           arith.subf
+// CHECK:           arith.truncf {{.*}} : f32 to f16
+
+func.func @batch_normalization_training(%x: tensor<2x3x4xf16>, %scale: tensor<3xf16>, %bias: tensor<3xf16>, %mean: tensor<3xf32>, %var: tensor<3xf32>) -> (tensor<2x3x4xf16>, tensor<3xf32>, tensor<3xf32>) {
+  %y, %rm, %rv = "onnx.BatchNormalization"(%x, %scale, %bias, %mean, %var) <{momentum = 0.75 : f32, training_mode = 1 : i64}> {onnx_node_name = "bn"} : (tensor<2x3x4xf16>, tensor<3xf16>, tensor<3xf16>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf16>, tensor<3xf32>, tensor<3xf32>)
+  func.return %y, %rm, %rv : tensor<2x3x4xf16>, tensor<3xf32>, tensor<3xf32>
+}
