@@ -16,8 +16,34 @@ from onnxc.check import find_gaps
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "digits_cnn.onnx"
 
 
+@pytest.fixture(autouse=True)
+def _without_det_and_einsum(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Det and Einsum play operators without a lowering (so these tests do not
+    depend on which operators are still missing): the lowering table, which
+    `find_gaps` and the compiler both read, leaves them out."""
+    from onnxc.lowering import convert_onnx_to_linalg
+
+    table = convert_onnx_to_linalg.lowerings()
+    kept = {name: cls for name, cls in table.items() if name not in ("Det", "Einsum")}
+    monkeypatch.setattr(convert_onnx_to_linalg, "lowerings", lambda: kept)
+
+
+def _decoder_model() -> onnx.ModelProto:
+    """Two ImageDecoder nodes, which onnxc does not compile (image codecs)."""
+    nodes = [
+        helper.make_node("ImageDecoder", ["png"], ["rgb"], name="dec1"),
+        helper.make_node("ImageDecoder", ["jpeg"], ["bgr"], name="dec2", pixel_format="BGR"),
+    ]
+    stream = [helper.make_tensor_value_info(n, TensorProto.UINT8, [64]) for n in ("png", "jpeg")]
+    images = [
+        helper.make_tensor_value_info(n, TensorProto.UINT8, ["h", "w", 3]) for n in ("rgb", "bgr")
+    ]
+    graph = helper.make_graph(nodes, "decoders", stream, images)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+
+
 def _gappy_model() -> onnx.ModelProto:
-    """Det and Einsum (twice) have no lowering; Relu has."""
+    """Det and Einsum (twice) have no lowering here; Relu has."""
     nodes = [
         helper.make_node("Det", ["x"], ["a"], name="det"),
         helper.make_node("Einsum", ["a"], ["b"], name="sum1", equation="i->i"),
@@ -66,13 +92,13 @@ def test_compile_error_names_the_first_and_counts_the_rest() -> None:
 
 def test_cli(tmp_path: Path) -> None:
     path = tmp_path / "gaps.onnx"
-    onnx.save(_gappy_model(), path)
+    onnx.save(_decoder_model(), path)
     command = [sys.executable, "-m", "onnxc", "check"]
     result = subprocess.run([*command, str(path)], capture_output=True, text=True, check=False)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
-    assert lines[0].endswith("3 nodes cannot be compiled yet")
+    assert lines[0].endswith("2 nodes cannot be compiled yet")
     assert lines[1].split()[:4] == ["domain", "operator", "opset", "node"]
-    assert [line.split()[3] for line in lines[2:]] == ["det", "sum1", "sum2"]
+    assert [line.split()[3] for line in lines[2:]] == ["dec1", "dec2"]
     ok = subprocess.run([*command, str(EXAMPLE)], capture_output=True, text=True, check=False)
     assert ok.returncode == 0 and ok.stdout.strip().endswith("compiles")

@@ -72,13 +72,14 @@ def test_dims_for_unknown_symbol():
 
 def test_unsupported_operator_names_the_node():
     model = _model(
-        [helper.make_node("Det", ["x"], ["y"], name="det0")],
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])],
+        [helper.make_node("ImageDecoder", ["x"], ["y"], name="decode0")],
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, [64])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, ["h", "w", 3])],
     )
     with pytest.raises(OnnxcError) as error:
         onnxc.compile(model)
-    assert "node 'det0' (Det)" in _one_line(error) and "not supported" in str(error.value)
+    message = _one_line(error)
+    assert "node 'decode0' (ImageDecoder)" in message and "not supported" in message
 
 
 def test_unknown_operator_is_rejected():

@@ -1,8 +1,9 @@
 """A small CNN quantized by onnxruntime's static quantization tool, compiled
 by onnxc, matches onnxruntime.
 
-The float model (PyTorch: convolution, depthwise convolution with stride,
-ReLU, max pooling, a MatMul classifier) is calibrated on random inputs and
+The float model (PyTorch, exported by both exporters: convolution,
+depthwise convolution with stride, ReLU, max pooling, a MatMul classifier)
+is calibrated on random inputs and
 quantized (uint8 activations, int8 weights per output channel) in both of the
 tool's formats: QDQ (QuantizeLinear/DequantizeLinear pairs around float
 operators) and QOperator (QLinearConv, QLinearMatMul). The model's output is
@@ -64,11 +65,11 @@ class _Calibration(quantization.CalibrationDataReader):
         return next(self.batches, None)
 
 
-def _quantized(tmp_path: Path, quant_format: str) -> Path:
+def _quantized(tmp_path: Path, quant_format: str, dynamo: bool) -> Path:
     torch.manual_seed(0)
     model = SmallCNN().eval()
     example = torch.randn(*SmallCNN.input_shape)
-    float_path = export(model, example, tmp_path / "cnn.onnx", dynamo=False)
+    float_path = export(model, example, tmp_path / "cnn.onnx", dynamo=dynamo)
     path = tmp_path / f"cnn_{quant_format}.onnx"
     quantization.quantize_static(
         str(float_path),
@@ -91,9 +92,10 @@ def _output_scale(model: onnx.ModelProto) -> float:
     return float(weights[last.input[1]])
 
 
+@pytest.mark.parametrize("dynamo", [False, True], ids=["legacy", "dynamo"])
 @pytest.mark.parametrize("quant_format", ["QDQ", "QOperator"])
-def test_quantized_cnn_matches_onnxruntime(tmp_path: Path, quant_format: str) -> None:
-    path = _quantized(tmp_path, quant_format)
+def test_quantized_cnn_matches_onnxruntime(tmp_path: Path, quant_format: str, dynamo: bool) -> None:
+    path = _quantized(tmp_path, quant_format, dynamo)
     model = onnx.load(path)
     op_types = {n.op_type for n in model.graph.node}
     expected_ops = {"QuantizeLinear", "DequantizeLinear"}
@@ -101,7 +103,7 @@ def test_quantized_cnn_matches_onnxruntime(tmp_path: Path, quant_format: str) ->
         expected_ops |= {"QLinearConv", "QLinearMatMul"}
     assert expected_ops <= op_types, op_types
     scale = _output_scale(model)
-    compiled = onnxc.compile(path, name=f"quantized_cnn_{quant_format}")
+    compiled = onnxc.compile(path, name=f"quantized_cnn_{quant_format}_{int(dynamo)}")
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(4)
     for _ in range(3):

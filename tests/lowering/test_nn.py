@@ -479,22 +479,6 @@ def test_batch_normalization_runtime_parameters() -> None:
     _check(model, {"x": _random(x_shape), **params})
 
 
-def test_max_pool_indices_rejected() -> None:
-    x_shape = (1, 1, 4, 4)
-    graph = helper.make_graph(
-        [helper.make_node("MaxPool", ["x"], ["y", "i"], name="pool", kernel_shape=[2, 2])],
-        "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
-        [
-            helper.make_tensor_value_info("y", TensorProto.FLOAT, (1, 1, 3, 3)),
-            helper.make_tensor_value_info("i", TensorProto.INT64, (1, 1, 3, 3)),
-        ],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
-    with pytest.raises(OnnxcError, match="Indices"):
-        onnxc.compile(model)
-
-
 def test_batch_normalization_shared_parameter() -> None:
     """One initializer as both B and mean: folding drops it exactly once."""
     x_shape = (1, 3, 2, 2)
