@@ -23,6 +23,7 @@ from onnx.reference import ReferenceEvaluator
 
 import onnxc
 from onnxc import element_types
+from tests.mcu.tools import needs_arm
 
 RNG = np.random.default_rng(5)
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O2", "-c"]
@@ -129,3 +130,13 @@ def test_builds_warning_free_with_packed_weights(compiler: str, tmp_path: Path) 
     for c_file in generated.c_files():
         command = [compiler, *STRICT, str(tmp_path / c_file), "-o", str(tmp_path / "m.o")]
         subprocess.run(command, check=True)
+
+
+@needs_arm
+def test_cortex_m4_matches_the_host(compiled: onnxc.CompiledModel) -> None:
+    """The harness moves packed inputs and outputs as their bytes."""
+    mcu = onnxc.compile(_model(), name="packed", target="cortex-m4")
+    feeds = _feeds(7)
+    host, device = compiled.run(feeds), mcu.run(feeds)
+    for name in compiled.output_names:
+        assert np.array_equal(device[name].view(np.uint8), host[name].view(np.uint8)), name
