@@ -57,6 +57,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from onnxc import element_types
+from onnxc.constant_branches import fresh_name, inline_constant_branches
 from onnxc.dialects import dims as tensor_dims
 from onnxc.dialects import onnx as onnx_dialect
 from onnxc.dialects.constants import constant_attr
@@ -167,7 +168,8 @@ def prepare_model(
     *,
     foreign: bool = False,
 ) -> tuple[onnx.ModelProto, list[str]]:
-    """Check, inline, upgrade, bind dimensions and infer shapes: a new proto,
+    """Check, inline, upgrade, bind dimensions, infer shapes, fold constants
+    and the If nodes whose condition they decide: a new proto,
     and the free dimensions (dim_params left for run time), in order. Nodes
     of domains other than the default are rejected, unless `foreign` (for
     `onnxc check`, which lists them)."""
@@ -198,9 +200,14 @@ def prepare_model(
     free = _bind_dimensions(model, dict(dims or {}), dict(shapes or {}))
     inferred = _infer(model)
     for _ in range(MAX_ROUNDS):
-        if _all_ranks_known(inferred):
+        branches = any(node.op_type == "If" for node in model.graph.node)
+        if _all_ranks_known(inferred) and not branches:
             break
-        if not (_fold_constant_nodes(model.graph, inferred) or _reduction_ranks(model, inferred)):
+        if not (
+            _fold_constant_nodes(model.graph, inferred)
+            or inline_constant_branches(model.graph)
+            or _reduction_ranks(model, inferred)
+        ):
             break
         inferred = _infer(model)
     return inferred, free
@@ -484,7 +491,7 @@ def _bind_dimensions(
             if dim.HasField("dim_value") and dim.dim_value >= 0:
                 continue
             if not (dim.HasField("dim_param") and dim.dim_param):
-                name = _fresh(f"{value.name}_dim{axis}", taken)
+                name = fresh_name(f"{value.name}_dim{axis}", taken)
                 dim.Clear()
                 dim.dim_param = name
             if dim.dim_param in dims:
@@ -517,15 +524,6 @@ def _fix_shape(value: onnx.ValueInfoProto, shape: list[int]) -> None:
     tensor_type.shape.Clear()
     for size in shape:
         tensor_type.shape.dim.add().dim_value = int(size)
-
-
-def _fresh(base: str, taken: set[str]) -> str:
-    """`base`, or `base_2`, ... : a name not in `taken` (which it joins)."""
-    name, k = base, 2
-    while name in taken:
-        name, k = f"{base}_{k}", k + 1
-    taken.add(name)
-    return name
 
 
 def _all_dim_params(graph: onnx.GraphProto) -> set[str]:

@@ -248,6 +248,19 @@ def alloc(
     return op.memref
 
 
+def load_scalar(rewriter: PatternRewriter, op: onnx.OnnxOp, value: SSAValue) -> SSAValue:
+    """The one element of a scalar operand, loaded at run time. A tensor of
+    one element of any rank is accepted as the scalar (function bodies pass
+    [1]-shaped values where the spec says scalar); more elements are an
+    `unsupported` error naming `op`."""
+    buffer = buffer_of(rewriter, value)
+    shape = shape_of(value)
+    if any(size != 1 for size in shape):
+        raise unsupported(op, f"a scalar input has shape {list(shape)}")
+    zero = rewriter.insert(arith.ConstantOp.from_int_and_width(0, IndexType())).result
+    return rewriter.insert(memref.LoadOp.get(buffer, [zero] * len(shape))).res
+
+
 def shape_of_type(value_type: Attribute) -> tuple[int, ...]:
     assert isinstance(value_type, TensorType | MemRefType), value_type
     return tuple(value_type.get_shape())

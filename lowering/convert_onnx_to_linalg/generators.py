@@ -20,10 +20,10 @@ from onnxc.element_types import Kind
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
-    buffer_of,
     check,
     element_type,
     fill,
+    load_scalar,
     unsupported,
 )
 from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_range
@@ -56,10 +56,7 @@ class RangeOpLowering(OnnxLowering[onnx.RangeOp]):
         shapes = self.shapes
         element = element_type(op.start)
         here = builder_before(op)
-        start, limit, delta = (
-            here.insert(memref.LoadOp.get(buffer_of(rewriter, v), [])).res
-            for v in (op.start, op.limit, op.delta)
-        )
+        start, limit, delta = (load_scalar(rewriter, op, v) for v in (op.start, op.limit, op.delta))
         zero = scalar.constant(here, 0, element)
         check(rewriter, op, scalar.NOT(here, scalar.EQUAL(here, delta, zero)), "delta != 0")
         if scalar.kind(element) is Kind.FLOAT:

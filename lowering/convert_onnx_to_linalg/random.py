@@ -32,7 +32,6 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     Float32Type,
     Float64Type,
-    IndexType,
     IntegerType,
     MemRefType,
     i64,
@@ -56,8 +55,8 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     generic,
     identity_map,
     is_none,
+    load_scalar,
     row_major,
-    shape_of,
     unsupported,
 )
 from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_range, index, nest
@@ -328,7 +327,7 @@ class DropoutOpLowering(OnnxLowering[onnx.DropoutOp]):
         if not is_none(op.training_mode):
             flag = constant_value(op.training_mode)
             if flag is None:
-                training = load_scalar(rewriter, op.training_mode)
+                training = load_scalar(rewriter, op, op.training_mode)
             else:
                 training = bool(flag.reshape(-1)[0])
         if training is False:
@@ -354,7 +353,7 @@ class DropoutOpLowering(OnnxLowering[onnx.DropoutOp]):
             ratio = constant(here, 0.5, t)
         else:
             t = compute_type(data_type, element_type(op.ratio))
-            ratio = convert(here, load_scalar(rewriter, op.ratio), t)
+            ratio = convert(here, load_scalar(rewriter, op, op.ratio), t)
         one = constant(here, 1.0, t)
         scale = scalar.DIV(here, one, scalar.SUB(here, one, ratio))
         idle: SSAValue | None = None
@@ -375,14 +374,3 @@ class DropoutOpLowering(OnnxLowering[onnx.DropoutOp]):
         data = buffer_of(rewriter, op.data)
         random_generic(rewriter, self.shapes, op, [data], outputs, 1, t, body)
         self.replace(rewriter, op, [output, mask])
-
-
-def load_scalar(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
-    """The one element of a scalar (or one-element) tensor, loaded at run
-    time."""
-    buffer = buffer_of(rewriter, value)
-    rank = len(shape_of(value))
-    if rank == 0:
-        return rewriter.insert(memref.LoadOp.get(buffer, [])).res
-    zero = rewriter.insert(arith.ConstantOp.from_int_and_width(0, IndexType())).result
-    return rewriter.insert(memref.LoadOp.get(buffer, [zero] * rank)).res
