@@ -176,6 +176,13 @@ def generate_c(
     return generate_with(model, options, on_stage)
 
 
+def converts_safely(given: np.dtype[Any], wanted: np.dtype[Any]) -> bool:
+    """Whether an input of element type `given` is converted to an input's
+    `wanted` type rather than refused: numpy casts it safely or within its kind
+    (float64 to float32, int64 to int32), never float to int."""
+    return given == wanted or bool(np.can_cast(given, wanted, "same_kind"))
+
+
 class CompiledModel:
     """A compiled and loaded model. `run` takes a dict of numpy arrays by input
     name and returns a dict by output name (in graph-output order); calling the
@@ -227,7 +234,7 @@ class CompiledModel:
         their kind (float64 to float32, not float to int)."""
         dtype = spec.element.numpy_dtype
         array = np.asarray(value)
-        if array.dtype != dtype and not np.can_cast(array.dtype, dtype, "same_kind"):
+        if not converts_safely(array.dtype, dtype):
             raise RunError(f"{self.name}: input '{spec.name}' must be {dtype}, got {array.dtype}")
         return np.require(array.astype(dtype, copy=False), requirements="C")
 
