@@ -41,7 +41,9 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     return code, captured.out, captured.err
 
 
-def _one_error_line(code: int, err: str) -> str:
+def _error_line(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """The one line `onnxc ARGS` prints on stderr, checking it fails."""
+    code, _, err = _run(capsys, *args)
     assert code != 0
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("onnxc: error: "), err
@@ -77,7 +79,7 @@ def test_random_takes_free_dims_from_dim(capsys, tmp_path):
 
 def test_random_names_free_dims_shell_safely(capsys, tmp_path):
     model = _save_model(tmp_path / "m.onnx", TensorProto.FLOAT, ["?", 4])
-    line = _one_error_line(*_run(capsys, "run", model, "--random")[::2])
+    line = _error_line(capsys, "run", model, "--random")
     assert "--dim '?'=SIZE" in line
     assert "--dim ?=" not in line
 
@@ -94,7 +96,7 @@ def test_save_writes_the_outputs(capsys, tmp_path):
 def test_save_into_a_file_is_an_error(capsys, tmp_path):
     target = tmp_path / "file"
     target.write_text("")
-    line = _one_error_line(*_run(capsys, "run", EXAMPLE, "--random", "--save", str(target))[::2])
+    line = _error_line(capsys, "run", EXAMPLE, "--random", "--save", str(target))
     assert "not a folder" in line
 
 
@@ -128,9 +130,7 @@ def test_compare_onnxruntime_mismatch_fails(capsys, monkeypatch):
 
 def test_compare_without_onnxruntime_is_an_error(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
-    line = _one_error_line(
-        *_run(capsys, "run", EXAMPLE, "--random", "--compare", "onnxruntime")[::2]
-    )
+    line = _error_line(capsys, "run", EXAMPLE, "--random", "--compare", "onnxruntime")
     assert "onnxruntime is not installed" in line
 
 
@@ -152,14 +152,14 @@ def test_expect_of_another_shape_is_a_shape_mismatch(capsys):
 
 
 def test_unknown_input_lists_the_inputs(capsys):
-    line = _one_error_line(*_run(capsys, "run", EXAMPLE, "--input", f"img={DIGIT}")[::2])
+    line = _error_line(capsys, "run", EXAMPLE, "--input", f"img={DIGIT}")
     assert "no input 'img'" in line and "inputs: image" in line
 
 
 def test_input_of_another_kind_is_an_error(capsys, tmp_path):
     model = _save_model(tmp_path / "m.onnx", TensorProto.INT64, [3], op="Neg")
     np.save(tmp_path / "x.npy", np.zeros(3, np.float32))
-    line = _one_error_line(*_run(capsys, "run", model, "--input", f"x={tmp_path / 'x.npy'}")[::2])
+    line = _error_line(capsys, "run", model, "--input", f"x={tmp_path / 'x.npy'}")
     assert "expected int64, got float32" in line
 
 
@@ -173,21 +173,21 @@ def test_input_cast_within_its_kind_runs(capsys, tmp_path):
 
 @pytest.mark.parametrize("value", ["0", "-2"])
 def test_dims_must_be_positive(capsys, value):
-    line = _one_error_line(*_run(capsys, "run", EXAMPLE, "--random", "--dim", f"N={value}")[::2])
+    line = _error_line(capsys, "run", EXAMPLE, "--random", "--dim", f"N={value}")
     assert "dims must be positive" in line
 
 
 def test_output_onto_a_file_is_an_error(capsys, tmp_path):
     target = tmp_path / "file"
     target.write_text("")
-    line = _one_error_line(*_run(capsys, "compile", EXAMPLE, "-o", str(target))[::2])
+    line = _error_line(capsys, "compile", EXAMPLE, "-o", str(target))
     assert "is a file, not a folder" in line
 
 
 def test_output_under_a_file_is_an_error(capsys, tmp_path):
     target = tmp_path / "file"
     target.write_text("")
-    line = _one_error_line(*_run(capsys, "compile", EXAMPLE, "-o", str(target / "sub"))[::2])
+    line = _error_line(capsys, "compile", EXAMPLE, "-o", str(target / "sub"))
     assert "cannot create the folder" in line
 
 
