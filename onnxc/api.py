@@ -15,6 +15,7 @@ executes that ELF in the target's emulator.
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -250,11 +251,12 @@ def compile_with(model: ModelLike, options: CompileOptions) -> CompiledModel:
     generated = generate_with(model, options)
     if not chosen.is_host:
         if not generated.bounded:
-            free = ", ".join(generated.dims) or "sizes computed from data"
+            # quoted as the shell needs them: a dim_param may be '?' or hold spaces
+            free = ", ".join(map(shlex.quote, generated.dims)) or "sizes computed from data"
             raise UnsupportedError(
                 f"{generated.name}: target {chosen.name} needs every dimension bounded, "
                 f"and {free} {'is' if len(generated.dims) == 1 else 'are'} not: bind with "
-                "dims= (--dim) or bound with max_dims= (--max-dim)"
+                "dims= (--dim NAME=N) or bound with max_dims= (--max-dim NAME=N)"
             )
         elf = build_elf(generated.name, generated.files, chosen, opt_level=options.opt_level)
         emulated = EmulatedC(

@@ -200,3 +200,10 @@ def test_error_paths_print_no_traceback(tmp_path):
     )
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_unbounded_dims_hint_is_shell_safe(capsys, tmp_path):
+    model = _save_model(tmp_path / "m.onnx", TensorProto.FLOAT, ["?", 4])
+    line = _error_line(capsys, "run", model, "--target", "cortex-m4", "--random")
+    assert "'?' is not" in line and "--dim NAME=N" in line
+    assert "--dim ?" not in line
