@@ -15,6 +15,7 @@ executes that ELF in the target's emulator.
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -176,6 +177,13 @@ def generate_c(
     return generate_with(model, options, on_stage)
 
 
+def converts_safely(given: np.dtype[Any], wanted: np.dtype[Any]) -> bool:
+    """Whether an input of element type `given` is converted to an input's
+    `wanted` type rather than refused: numpy casts it safely or within its kind
+    (float64 to float32, int64 to int32), never float to int."""
+    return given == wanted or bool(np.can_cast(given, wanted, "same_kind"))
+
+
 class CompiledModel:
     """A compiled and loaded model. `run` takes a dict of numpy arrays by input
     name and returns a dict by output name (in graph-output order); calling the
@@ -227,7 +235,7 @@ class CompiledModel:
         their kind (float64 to float32, not float to int)."""
         dtype = spec.element.numpy_dtype
         array = np.asarray(value)
-        if array.dtype != dtype and not np.can_cast(array.dtype, dtype, "same_kind"):
+        if not converts_safely(array.dtype, dtype):
             raise RunError(f"{self.name}: input '{spec.name}' must be {dtype}, got {array.dtype}")
         return np.require(array.astype(dtype, copy=False), requirements="C")
 
@@ -243,11 +251,12 @@ def compile_with(model: ModelLike, options: CompileOptions) -> CompiledModel:
     generated = generate_with(model, options)
     if not chosen.is_host:
         if not generated.bounded:
-            free = ", ".join(generated.dims) or "sizes computed from data"
+            # quoted as the shell needs them: a dim_param may be '?' or hold spaces
+            free = ", ".join(map(shlex.quote, generated.dims)) or "sizes computed from data"
             raise UnsupportedError(
                 f"{generated.name}: target {chosen.name} needs every dimension bounded, "
                 f"and {free} {'is' if len(generated.dims) == 1 else 'are'} not: bind with "
-                "dims= (--dim) or bound with max_dims= (--max-dim)"
+                "dims= (--dim NAME=N) or bound with max_dims= (--max-dim NAME=N)"
             )
         elf = build_elf(generated.name, generated.files, chosen, opt_level=options.opt_level)
         emulated = EmulatedC(
