@@ -117,12 +117,12 @@ def test_compare_onnxruntime_passes(capsys):
 
 
 def test_compare_onnxruntime_mismatch_fails(capsys, monkeypatch):
-    import onnxc.cli
+    import onnxc.cli_run
 
     def shifted(model, inputs, names):
         return {name: value + 1 for name, value in onnxc.compile(model).run(inputs).items()}
 
-    monkeypatch.setattr(onnxc.cli, "_run_onnxruntime", shifted)
+    monkeypatch.setattr(onnxc.cli_run, "_run_onnxruntime", shifted)
     code, out, _ = _run(capsys, "run", EXAMPLE, "--random", "--compare", "onnxruntime")
     assert code == 1
     assert "logits: DOES NOT match onnxruntime (max abs error 1," in out

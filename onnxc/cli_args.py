@@ -1,0 +1,80 @@
+"""Argument parsing the `onnxc` commands share: NAME=VALUE options, dims and
+shapes, .npy files, the compile options, and output folders (each problem a
+one-line `OnnxcError`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from onnxc.errors import OnnxcError
+from onnxc.options import CompileOptions
+
+
+def key_value(text: str, option: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key or not value:
+        raise OnnxcError(f"{option} expects NAME=VALUE, got '{text}'")
+    return key, value
+
+
+def _dims(items: Sequence[str], option: str) -> dict[str, int]:
+    dims: dict[str, int] = {}
+    for item in items:
+        key, value = key_value(item, option)
+        try:
+            dims[key] = int(value)
+        except ValueError:
+            raise OnnxcError(f"{option} {key}: '{value}' is not an integer") from None
+        if dims[key] <= 0:
+            raise OnnxcError(f"{option} {key}={value}: dims must be positive")
+    return dims
+
+
+def _shapes(items: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    shapes: dict[str, tuple[int, ...]] = {}
+    for item in items:
+        key, value = key_value(item, "--shape")
+        try:
+            shapes[key] = tuple(int(v) for v in value.split(",") if v.strip())
+        except ValueError:
+            raise OnnxcError(
+                f"--shape {key}: '{value}' is not a comma-separated list of integers"
+            ) from None
+    return shapes
+
+
+def load_npy(path: str, what: str) -> np.ndarray:
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as error:
+        raise OnnxcError(f"{what}: cannot read '{path}' ({str(error).splitlines()[0]})") from None
+
+
+def compile_options(args: argparse.Namespace) -> CompileOptions:
+    return CompileOptions.make(
+        dims=_dims(args.dim, "--dim"),
+        shapes=_shapes(args.shape),
+        max_dims=_dims(args.max_dim, "--max-dim"),
+        name=getattr(args, "name", None),
+        target=args.target,
+        separate_weights=getattr(args, "weights_file", False),
+    )
+
+
+def writable_folder(path: str, option: str) -> Path:
+    """`path` as a folder that exists (created if needed) and can be written."""
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise OnnxcError(f"{option} {path}: is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OnnxcError(f"{option} {path}: cannot create the folder ({error.strerror})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OnnxcError(f"{option} {path}: the folder is not writable")
+    return folder
