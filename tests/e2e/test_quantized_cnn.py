@@ -9,7 +9,8 @@ tool's formats: QDQ (QuantizeLinear/DequantizeLinear pairs around float
 operators) and QOperator (QLinearConv, QLinearMatMul). The model's output is
 dequantized from the last quantized tensor, so it moves in steps of that
 tensor's scale: onnxc must agree with onnxruntime to within one step (in
-practice it agrees exactly: it requantizes as onnxruntime does).
+practice it agrees exactly: it requantizes as onnxruntime does). Both
+formats also run on an emulated Cortex-M4, equal to the host build.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 import onnxc  # noqa: E402
+from tests.mcu.tools import needs_arm  # noqa: E402
 from tests.models import export  # noqa: E402
 
 STEPS = 1
@@ -112,3 +114,17 @@ def test_quantized_cnn_matches_onnxruntime(tmp_path: Path, quant_format: str, dy
         got = compiled.run({"input": x})["output"]
         steps = np.abs(got.astype(np.float64) - want) / scale
         assert steps.max() <= STEPS + 1e-3, f"{steps.max():.3f} steps apart"
+
+
+@needs_arm
+@pytest.mark.parametrize("quant_format", ["QDQ", "QOperator"])
+def test_quantized_cnn_runs_on_cortex_m4(tmp_path: Path, quant_format: str) -> None:
+    """The quantized model on an emulated Cortex-M4 equals the host build
+    exactly (integer arithmetic, and the float steps in the same order)."""
+    path = _quantized(tmp_path, quant_format, False)
+    name = f"quantized_cnn_mcu_{quant_format}"
+    host = onnxc.compile(path, name=name)
+    mcu = onnxc.compile(path, name=name, target="cortex-m4")
+    assert mcu.workspace_size is not None and mcu.workspace_size > 0
+    x = np.random.default_rng(5).standard_normal(SmallCNN.input_shape).astype(np.float32)
+    np.testing.assert_array_equal(mcu.run({"input": x})["output"], host.run({"input": x})["output"])
