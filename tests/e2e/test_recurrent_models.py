@@ -25,6 +25,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 import onnxc  # noqa: E402
+from tests.mcu.tools import needs_arm  # noqa: E402
 from tests.models import export  # noqa: E402
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -248,3 +249,18 @@ def test_pytorch_model_matches_onnxruntime(tmp_path, name: str, dynamo: bool) ->
     expected = ort.InferenceSession(str(path)).run(None, {"input": x})[0]
     got = onnxc.compile(path).run({"input": x})["output"]
     np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL)
+
+
+@needs_arm
+@pytest.mark.parametrize("name", ["lstm-tagger", "gru-classifier"])
+def test_pytorch_model_runs_on_cortex_m4(tmp_path, name: str) -> None:
+    """The recurrent models on an emulated Cortex-M4 match the host build
+    (the same C; float results within 1e-6)."""
+    cls, shape = MODELS[name]
+    torch.manual_seed(0)
+    path = export(cls(), torch.randn(*shape), tmp_path / f"{name}.onnx", dynamo=False)
+    host = onnxc.compile(path, name=name.replace("-", "_"))
+    mcu = onnxc.compile(path, name=name.replace("-", "_"), target="cortex-m4")
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    got, want = mcu.run({"input": x})["output"], host.run({"input": x})["output"]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
