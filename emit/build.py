@@ -42,7 +42,7 @@ from onnxc.errors import BuildError, InternalError
 from onnxc.ir_names import ARENA_ALIGN
 from onnxc.runtime_c import runtime_dir, runtime_files
 
-__all__ = ["BuildError", "CompiledC", "build_extension", "cache_dir"]
+__all__ = ["BuildError", "CompiledC", "build_extension", "built_extensions", "cache_dir"]
 
 DEFAULT_CFLAGS = ("-O3", "-std=c99", "-ffp-contract=off")
 
@@ -51,6 +51,18 @@ def cache_dir() -> Path:
     """Where built extensions are kept (``$ONNXC_CACHE_DIR`` or ``~/.cache/onnxc``)."""
     env = os.environ.get("ONNXC_CACHE_DIR")
     return Path(env) if env else Path.home() / ".cache" / "onnxc"
+
+
+EXTENSION_PREFIX = "_onnxc_"
+
+
+def built_extensions() -> list[Path]:
+    """The built extensions in the cache directory."""
+    folder = cache_dir()
+    if not folder.is_dir():
+        return []
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    return sorted(folder.glob(f"{EXTENSION_PREFIX}*{suffix}"))
 
 
 @functools.lru_cache(maxsize=1)
@@ -154,7 +166,7 @@ def build_extension(
         [c_source, header_source, name, runtime, *cflags, _compiler_id(), sys.version]
     )
     key = hashlib.sha256(key_text.encode()).hexdigest()[:24]
-    module_name = f"_onnxc_{name}_{key}"
+    module_name = f"{EXTENSION_PREFIX}{name}_{key}"
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     target = cache_dir() / f"{module_name}{suffix}"
     if target.exists():

@@ -14,6 +14,8 @@ executes that ELF in the target's emulator.
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 import shlex
 import shutil
@@ -25,14 +27,14 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from onnxc import __version__
+from onnxc import __version__, compile_cache, element_types
 from onnxc.dialects.constants import released_resources
 from onnxc.emit.build import CompiledC, build_extension
 from onnxc.emit.c_interface import print_c_files
 from onnxc.emit.cross import EmulatedC, build_elf
 from onnxc.emit.runner import Dim, Runner, TensorSpec
 from onnxc.errors import OnnxcError, RunError, UnsupportedError
-from onnxc.importer import ModelLike, import_model
+from onnxc.importer import ModelLike, import_model, load_model
 from onnxc.options import DEFAULT_TIMEOUT, CompileOptions
 from onnxc.pipeline import lower
 from onnxc.runtime_c import runtime_files
@@ -109,6 +111,85 @@ class GeneratedC:
             raise OnnxcError(f"cannot write the C files into '{out}': {error.strerror}") from None
         return written
 
+    def to_json(self) -> str | None:
+        """The whole of this object as JSON (what the compilation cache
+        stores), or None when an input default has no element type to name."""
+        defaults: dict[str, Any] = {}
+        for input_name, array in self.input_defaults.items():
+            element = element_types.of_numpy(array.dtype)
+            if element is None:
+                return None
+            defaults[input_name] = {
+                "element": element.onnx_code,
+                "shape": list(array.shape),
+                "data": base64.b64encode(np.ascontiguousarray(array).tobytes()).decode(),
+            }
+        return json.dumps(
+            {
+                "name": self.name,
+                "files": self.files,
+                "inputs": [_spec_to_plain(s) for s in self.inputs],
+                "outputs": [_spec_to_plain(s) for s in self.outputs],
+                "input_defaults": defaults,
+                "workspace_size": self.workspace_size,
+                "dims": self.dims,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> GeneratedC:
+        """The object `to_json` wrote. Raises ValueError, KeyError or TypeError
+        on text it did not write."""
+        plain = json.loads(text)
+        defaults: dict[str, np.ndarray] = {}
+        for input_name, stored in plain["input_defaults"].items():
+            dtype = _element_of(stored["element"]).numpy_dtype
+            data = base64.b64decode(stored["data"], validate=True)
+            defaults[input_name] = np.frombuffer(data, dtype).reshape(stored["shape"]).copy()
+        workspace_size = plain["workspace_size"]
+        if workspace_size is not None and not isinstance(workspace_size, int):
+            raise TypeError(f"workspace_size {workspace_size!r}")
+        return cls(
+            str(plain["name"]),
+            {str(k): str(v) for k, v in plain["files"].items()},
+            [_spec_from_plain(s) for s in plain["inputs"]],
+            [_spec_from_plain(s) for s in plain["outputs"]],
+            defaults,
+            workspace_size,
+            [str(d) for d in plain["dims"]],
+        )
+
+
+def _element_of(code: Any) -> element_types.ElementType:
+    element = element_types.by_onnx_code(int(code))
+    if element is None:
+        raise ValueError(f"no element type has code {code!r}")
+    return element
+
+
+def _spec_to_plain(spec: TensorSpec) -> dict[str, Any]:
+    return {
+        "name": spec.name,
+        "element": spec.element.onnx_code,
+        "shape": list(spec.shape),
+        "bounds": None if spec.bounds is None else list(spec.bounds),
+    }
+
+
+def _spec_from_plain(plain: dict[str, Any]) -> TensorSpec:
+    shape: list[Dim] = []
+    for d in plain["shape"]:
+        if d is not None and not isinstance(d, int | str):
+            raise TypeError(f"dimension {d!r}")
+        shape.append(d)
+    bounds = plain["bounds"]
+    return TensorSpec(
+        str(plain["name"]),
+        _element_of(plain["element"]),
+        tuple(shape),
+        None if bounds is None else tuple(int(b) for b in bounds),
+    )
+
 
 def model_name(model: ModelLike, name: str | None) -> str:
     """The C name of a model: `name`, else the file's stem, sanitised."""
@@ -124,11 +205,40 @@ def generate_with(
     model: ModelLike,
     options: CompileOptions,
     on_stage: Callable[[str, ModuleOp], None] | None = None,
+    *,
+    cache: bool = True,
 ) -> GeneratedC:
     """Compile `model` to C sources with `options` (nothing is built).
     `on_stage(stage, module)` sees the IR after each pipeline stage (see
-    `onnxc.pipeline.lower`)."""
+    `onnxc.pipeline.lower`). The result comes from the compilation cache when
+    it holds this model, options and compiler (see `onnxc.compile_cache`),
+    unless `cache` is False, `ONNXC_NO_CACHE=1` or `on_stage` is given (a
+    cached result has no stages to show)."""
     c_name = model_name(model, options.name)
+    if not cache or on_stage is not None or not compile_cache.enabled():
+        return _generate(model, c_name, options, on_stage)
+    proto = load_model(model)
+    key = compile_cache.entry_key(proto, c_name, options)
+    stored = compile_cache.read(key)
+    if stored is not None:
+        try:
+            return GeneratedC.from_json(stored)
+        except (ValueError, KeyError, TypeError):
+            pass  # a corrupt entry is a miss: compiled again below and overwritten
+    generated = _generate(proto, c_name, options, None)
+    text = generated.to_json()
+    if text is not None:
+        compile_cache.write(key, text)
+    return generated
+
+
+def _generate(
+    model: ModelLike,
+    c_name: str,
+    options: CompileOptions,
+    on_stage: Callable[[str, ModuleOp], None] | None,
+) -> GeneratedC:
+    """The compiler itself: import, lower to loops, print C."""
     with released_resources():
         imported = import_model(
             model, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
@@ -162,10 +272,12 @@ def generate_c(
     target: str = "host",
     separate_weights: bool = False,
     on_stage: Callable[[str, ModuleOp], None] | None = None,
+    cache: bool = True,
 ) -> GeneratedC:
     """Compile `model` to C sources (nothing is built); with `separate_weights`
     the weights go to their own file, `NAME_weights.c`. `on_stage(stage, module)`
-    sees the IR after each pipeline stage (see `onnxc.pipeline.lower`)."""
+    sees the IR after each pipeline stage (see `onnxc.pipeline.lower`);
+    `cache=False` compiles even when the compilation cache holds the result."""
     options = CompileOptions.make(
         dims=dims,
         shapes=shapes,
@@ -174,7 +286,7 @@ def generate_c(
         target=target,
         separate_weights=separate_weights,
     )
-    return generate_with(model, options, on_stage)
+    return generate_with(model, options, on_stage, cache=cache)
 
 
 def converts_safely(given: np.dtype[Any], wanted: np.dtype[Any]) -> bool:
@@ -245,10 +357,10 @@ class CompiledModel:
         return list(self.run(dict(zip(self.input_names, inputs, strict=False))).values())
 
 
-def compile_with(model: ModelLike, options: CompileOptions) -> CompiledModel:
+def compile_with(model: ModelLike, options: CompileOptions, *, cache: bool = True) -> CompiledModel:
     """Compile and load `model` with `options` (see `compile`)."""
     chosen = get_target(options.target)
-    generated = generate_with(model, options)
+    generated = generate_with(model, options, cache=cache)
     if not chosen.is_host:
         if not generated.bounded:
             # quoted as the shell needs them: a dim_param may be '?' or hold spaces
@@ -288,6 +400,7 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     target: str = "host",
     opt_level: int = 2,
     timeout: float = DEFAULT_TIMEOUT,
+    cache: bool = True,
 ) -> CompiledModel:
     """Compile an ONNX model (a path or ModelProto) and load it for running.
 
@@ -296,6 +409,9 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     stem), `opt_level` the C compiler's -O level. `target` is "host" or an MCU
     target from `TARGETS`: the model is then cross-compiled into an ELF and each
     run executes it in the target's emulator, stopped after `timeout` seconds.
+    The generated C is cached (see `onnxc.compile_cache`): compiling the same
+    model with the same options again skips the compiler; `cache=False` or
+    `ONNXC_NO_CACHE=1` compiles anyway. The C build is cached apart.
     """
     options = CompileOptions.make(
         dims=dims,
@@ -306,4 +422,4 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
         opt_level=opt_level,
         timeout=timeout,
     )
-    return compile_with(model, options)
+    return compile_with(model, options, cache=cache)

@@ -6,10 +6,12 @@
               [--compare onnxruntime] [--rtol R] [--atol A] [--save DIR] [--target T]
     onnxc --version
     onnxc check MODEL.onnx [--dim SYM=N]... [--shape INPUT=D0,D1,...]...
+    onnxc cache info|clear
 
 `compile` also writes a build recipe for the target (a Makefile and NAME.cmake);
 `run --target cortex-m4` runs the model in that target's emulator; `check` lists
-every node that cannot be compiled yet (exit status 1 if any).
+every node that cannot be compiled yet (exit status 1 if any); `cache info`
+counts the cached compilations and C builds and `cache clear` removes them.
 Problems with the input print one line on stderr and exit with status 1.
 """
 
@@ -19,6 +21,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from onnxc.cli_args import compile_options, writable_folder
@@ -95,6 +98,47 @@ def _check_command(args: argparse.Namespace) -> int:
     for line in format_gaps(gaps):
         print(line)
     return 1
+
+
+def _sized(paths: list[Path]) -> tuple[int, int]:
+    """How many of `paths` exist, and their bytes (a concurrent clear may remove some)."""
+    count = size = 0
+    for path in paths:
+        try:
+            size += path.stat().st_size
+        except FileNotFoundError:
+            continue
+        count += 1
+    return count, size
+
+
+def _cache_command(args: argparse.Namespace) -> int:
+    from onnxc import compile_cache
+    from onnxc.emit.build import built_extensions, cache_dir
+
+    kinds = {
+        "compilations": compile_cache.entries(),
+        "C builds": built_extensions(),
+    }
+    if args.action == "info":
+        print(f"cache directory: {cache_dir()}")
+        for kind, paths in kinds.items():
+            count, size = _sized(paths)
+            print(f"{kind}: {count} entries, {size} bytes")
+        return 0
+    kinds["unfinished writes"] = compile_cache.leftovers()
+    removed: list[str] = []
+    for kind, paths in kinds.items():
+        count, size = _sized(paths)
+        for path in paths:
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as error:
+                raise OnnxcError(f"cannot remove '{path}': {error.strerror}") from None
+        if count or kind != "unfinished writes":
+            removed.append(f"{count} {kind} ({size} bytes)")
+    print(f"removed from {cache_dir()}: {', '.join(removed)}")
+    return 0
 
 
 def _version() -> str:
@@ -209,6 +253,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(check_parser)
     check_parser.set_defaults(handler=_check_command)
+
+    cache_parser = commands.add_parser(
+        "cache",
+        help="show or clear the cache of compilations and C builds "
+        "($ONNXC_CACHE_DIR, default ~/.cache/onnxc)",
+    )
+    cache_parser.add_argument(
+        "action",
+        choices=["info", "clear"],
+        help="info: the directory, entries and bytes; clear: remove them",
+    )
+    cache_parser.set_defaults(handler=_cache_command)
     return parser
 
 

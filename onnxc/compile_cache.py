@@ -1,0 +1,131 @@
+"""The compilation cache: what `generate_with` printed for a model and options,
+kept beside the C builds (`emit/build.cache_dir()`, `$ONNXC_CACHE_DIR`), so that
+compiling the same model again skips import, lowering and printing.
+
+An entry is keyed by a sha256 of the model's serialized ModelProto (after
+loading, so external data included, and a path and its proto share a key), the
+options that shape the C in a canonical form, the C name, and the compiler
+itself: its version, the source of its packages and C runtime, and the xDSL and
+onnx versions, so a changed compiler never serves an old entry. An entry is
+one file, written to a temporary file in the cache directory and moved into
+place with `os.replace`, so a reader never sees half of one. This module only
+stores and finds entries; `api.GeneratedC` encodes them. `ONNXC_NO_CACHE=1`
+turns the cache off.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import importlib
+import json
+import os
+import tempfile
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import onnx
+
+from onnxc import __version__
+from onnxc.emit.build import cache_dir
+from onnxc.options import CompileOptions
+
+ENTRY_PREFIX = "generated-"
+ENTRY_SUFFIX = ".json"
+
+_PACKAGES = ("onnxc", "onnxc.dialects", "onnxc.lowering", "onnxc.emit", "onnxc.runtime_c")
+"""The packages whose source makes the compiler (setuptools maps each to a folder)."""
+
+_NOT_SHAPING_C = frozenset({"name", "opt_level", "timeout"})
+"""Options that do not change the printed C: the C name enters the key resolved
+(a path's stem when `name` is None); -O and the emulator timeout act later."""
+
+
+def enabled() -> bool:
+    """False when `ONNXC_NO_CACHE` is set to anything but "" or "0"."""
+    return os.environ.get("ONNXC_NO_CACHE", "") in ("", "0")
+
+
+def _installed_version(package: str) -> str:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@functools.cache
+def compiler_hash() -> str:
+    """A sha256 of onnxc's own source (.py files, the runtime's .c and .h) and
+    the versions of onnxc, xDSL and onnx; computed once per process."""
+    digest = hashlib.sha256()
+    for package in (__version__, _installed_version("xdsl"), onnx.__version__):
+        digest.update(package.encode() + b"\0")
+    for name in _PACKAGES:
+        for folder in importlib.import_module(name).__path__:
+            root = Path(folder)
+            sources = [*root.rglob("*.py"), *root.glob("*.c"), *root.glob("*.h")]
+            for path in sorted(sources):
+                digest.update(f"{name}/{path.relative_to(root)}\0".encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def entry_key(model: onnx.ModelProto, c_name: str, options: CompileOptions) -> str:
+    """The key of `model` (loaded, external data in place) compiled under the C
+    name `c_name` with `options`."""
+    shaping = {k: v for k, v in dataclasses.asdict(options).items() if k not in _NOT_SHAPING_C}
+    # json writes tuples as lists and sorts the dicts: equal options, equal text
+    options_text = json.dumps({**shaping, "c_name": c_name}, sort_keys=True)
+    digest = hashlib.sha256()
+    digest.update(compiler_hash().encode() + b"\0")
+    digest.update(options_text.encode() + b"\0")
+    digest.update(model.SerializeToString(deterministic=True))
+    return digest.hexdigest()
+
+
+def entry_path(key: str) -> Path:
+    return cache_dir() / f"{ENTRY_PREFIX}{key}{ENTRY_SUFFIX}"
+
+
+def read(key: str) -> str | None:
+    """The stored text of `key`, or None when there is none or it cannot be read."""
+    try:
+        return entry_path(key).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def write(key: str, text: str) -> None:
+    """Store `text` under `key` atomically. A cache that cannot be written is
+    not an error: the compilation it would have saved has already succeeded."""
+    target = entry_path(key)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{ENTRY_PREFIX}", suffix=".tmp"
+        )
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)
+
+
+def entries() -> list[Path]:
+    """The compilation entries in the cache directory (not the C builds)."""
+    folder = cache_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob(f"{ENTRY_PREFIX}*{ENTRY_SUFFIX}"))
+
+
+def leftovers() -> list[Path]:
+    """Temporary files of writes that were interrupted."""
+    folder = cache_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob(f".{ENTRY_PREFIX}*.tmp"))

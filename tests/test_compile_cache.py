@@ -1,0 +1,215 @@
+"""The compilation cache (`onnxc/compile_cache.py`, `api.generate_with`) and
+`onnxc cache info|clear`. Every test uses its own `ONNXC_CACHE_DIR`."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnxc
+from onnxc import api, compile_cache
+from onnxc.cli import main
+from onnxc.options import CompileOptions
+
+
+@pytest.fixture(autouse=True)
+def cache_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("ONNXC_CACHE_DIR", str(folder))
+    monkeypatch.delenv("ONNXC_NO_CACHE", raising=False)
+    return folder
+
+
+def _model() -> onnx.ModelProto:
+    """y = x * scale + b, with `scale` an input that defaults to 2."""
+    graph = helper.make_graph(
+        [
+            helper.make_node("Mul", ["x", "scale"], ["m"], name="mul"),
+            helper.make_node("Add", ["m", "b"], ["y"], name="add"),
+        ],
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3]),
+            helper.make_tensor_value_info("scale", TensorProto.FLOAT, []),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3])],
+        [
+            numpy_helper.from_array(np.array(2.0, np.float32), "scale"),
+            numpy_helper.from_array(np.array([1.0, -10.0, 0.5], np.float32), "b"),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+class PipelineCalls:
+    """Stands in for the compiler behind the cache, counting its calls."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        self.real = api._generate
+        monkeypatch.setattr(api, "_generate", self)
+
+    def __call__(self, *args: Any) -> api.GeneratedC:
+        self.count += 1
+        return self.real(*args)
+
+
+def test_second_compile_skips_the_compiler(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = PipelineCalls(monkeypatch)
+    options = CompileOptions.make(max_dims={"N": 4})
+    first = api.generate_with(_model(), options)
+    second = api.generate_with(_model(), options)
+    assert calls.count == 1
+    assert second.files == first.files
+    assert second.inputs == first.inputs
+    assert second.outputs == first.outputs
+    assert second.workspace_size == first.workspace_size
+    assert second.dims == first.dims == ["N"]
+    assert list(second.input_defaults) == ["scale"]
+    np.testing.assert_array_equal(second.input_defaults["scale"], np.float32(2.0))
+    assert second.input_defaults["scale"].dtype == np.float32
+    assert len(compile_cache.entries()) == 1
+
+
+def test_cached_model_runs_like_a_compiled_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    fresh = onnxc.compile(_model())(x)
+    calls = PipelineCalls(monkeypatch)
+    cached = onnxc.compile(_model())
+    assert calls.count == 0
+    np.testing.assert_array_equal(cached(x)[0], fresh[0])
+
+
+def test_a_path_and_its_proto_share_an_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "model.onnx"
+    onnx.save(_model(), str(path))
+    api.generate_with(str(path), CompileOptions())
+    calls = PipelineCalls(monkeypatch)
+    api.generate_with(onnx.load(str(path)), CompileOptions())
+    assert calls.count == 0
+
+
+def test_options_key_in_canonical_form() -> None:
+    proto = _model()
+    as_lists = CompileOptions.make(shapes={"x": [2, 3], "scale": []}, dims={"A": 1, "B": 2})
+    as_tuples = CompileOptions.make(shapes={"scale": (), "x": (2, 3)}, dims={"B": 2, "A": 1})
+    assert compile_cache.entry_key(proto, "m", as_lists) == compile_cache.entry_key(
+        proto, "m", as_tuples
+    )
+    # -O acts on the C build, which has its own cache
+    assert compile_cache.entry_key(proto, "m", CompileOptions()) == compile_cache.entry_key(
+        proto, "m", CompileOptions(opt_level=0)
+    )
+    others = [
+        compile_cache.entry_key(proto, "m", CompileOptions.make(dims={"N": 2})),
+        compile_cache.entry_key(proto, "other_name", CompileOptions()),
+        compile_cache.entry_key(proto, "m", CompileOptions(separate_weights=True)),
+        compile_cache.entry_key(proto, "m", CompileOptions()),
+    ]
+    assert len(set(others)) == len(others)
+
+
+def test_cache_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = PipelineCalls(monkeypatch)
+    api.generate_with(_model(), CompileOptions(), cache=False)
+    monkeypatch.setenv("ONNXC_NO_CACHE", "1")
+    api.generate_with(_model(), CompileOptions())
+    api.generate_with(_model(), CompileOptions())
+    assert calls.count == 3
+    assert compile_cache.entries() == []
+
+
+def test_stages_asked_for_bypass_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    api.generate_with(_model(), CompileOptions())
+    calls = PipelineCalls(monkeypatch)
+    stages: list[str] = []
+    api.generate_with(_model(), CompileOptions(), on_stage=lambda stage, _: stages.append(stage))
+    assert calls.count == 1
+    assert stages
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda text: text[: len(text) // 2],
+        lambda text: "",
+        lambda text: '{"name": "m"}',
+        lambda text: text.replace('"element": 1,', '"element": 12345,', 1),
+    ],
+    ids=["truncated", "empty", "missing-fields", "unknown-element"],
+)
+def test_a_damaged_entry_is_compiled_again_and_overwritten(
+    monkeypatch: pytest.MonkeyPatch, damage: Any
+) -> None:
+    good = api.generate_with(_model(), CompileOptions())
+    (entry,) = compile_cache.entries()
+    entry.write_text(damage(entry.read_text()))
+    calls = PipelineCalls(monkeypatch)
+    again = api.generate_with(_model(), CompileOptions())
+    assert calls.count == 1
+    assert again.files == good.files
+    assert api.GeneratedC.from_json(entry.read_text()).files == good.files
+
+
+def test_an_unwritable_cache_is_not_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("ONNXC_CACHE_DIR", str(blocker / "cache"))
+    assert api.generate_with(_model(), CompileOptions()).files
+
+
+def test_concurrent_compiles_leave_one_valid_entry(tmp_path: Path, cache_in_tmp: Path) -> None:
+    path = tmp_path / "model.onnx"
+    onnx.save(_model(), str(path))
+    script = textwrap.dedent(
+        f"""
+        import numpy as np, onnxc
+        m = onnxc.compile({str(path)!r})
+        y, = m(np.ones((2, 3), np.float32))
+        assert y.tolist() == [[3.0, -8.0, 2.5]] * 2, y
+        """
+    )
+    workers = [
+        subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    for worker in workers:
+        _, stderr = worker.communicate(timeout=300)
+        assert worker.returncode == 0, stderr
+    (entry,) = compile_cache.entries()
+    assert api.GeneratedC.from_json(entry.read_text()).name == "model"
+    assert compile_cache.leftovers() == []
+    assert sorted(p.name for p in cache_in_tmp.iterdir() if p.name.startswith(".")) == []
+
+
+def test_cache_info_and_clear(capsys: pytest.CaptureFixture[str], cache_in_tmp: Path) -> None:
+    assert main(["cache", "info"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"cache directory: {cache_in_tmp}",
+        "compilations: 0 entries, 0 bytes",
+        "C builds: 0 entries, 0 bytes",
+    ]
+    onnxc.compile(_model())
+    entry_bytes = compile_cache.entries()[0].stat().st_size
+    assert main(["cache", "info"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"compilations: 1 entries, {entry_bytes} bytes"
+    assert lines[2].startswith("C builds: 1 entries, ")
+    assert main(["cache", "clear"]) == 0
+    removed = capsys.readouterr().out
+    assert removed.startswith(f"removed from {cache_in_tmp}: 1 compilations ({entry_bytes} bytes)")
+    assert "1 C builds" in removed
+    assert compile_cache.entries() == []
+    assert not any(cache_in_tmp.iterdir())
