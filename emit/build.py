@@ -145,6 +145,29 @@ def _load(module_name: str, path: Path) -> ModuleType:
     return module
 
 
+def _extension_path(
+    c_source: str, header_source: str, name: str, cflags: Sequence[str]
+) -> tuple[str, Path]:
+    """The module name and cached path of the extension built from these
+    sources and flags (the key covers the runtime, compiler and Python too)."""
+    runtime = "".join(p.read_text() for p in runtime_files())
+    key_text = "\0".join(
+        [c_source, header_source, name, runtime, *cflags, _compiler_id(), sys.version]
+    )
+    key = hashlib.sha256(key_text.encode()).hexdigest()[:24]
+    module_name = f"{EXTENSION_PREFIX}{name}_{key}"
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    return module_name, cache_dir() / f"{module_name}{suffix}"
+
+
+def is_built(
+    c_source: str, header_source: str, name: str, *, extra_cflags: Sequence[str] = ()
+) -> bool:
+    """Whether `build_extension` with these arguments finds its build cached."""
+    cflags = [*DEFAULT_CFLAGS, *extra_cflags]
+    return _extension_path(c_source, header_source, name, cflags)[1].exists()
+
+
 def build_extension(
     c_source: str,
     header_source: str,
@@ -161,14 +184,7 @@ def build_extension(
     import cffi
 
     cflags = [*DEFAULT_CFLAGS, *extra_cflags]
-    runtime = "".join(p.read_text() for p in runtime_files())
-    key_text = "\0".join(
-        [c_source, header_source, name, runtime, *cflags, _compiler_id(), sys.version]
-    )
-    key = hashlib.sha256(key_text.encode()).hexdigest()[:24]
-    module_name = f"{EXTENSION_PREFIX}{name}_{key}"
-    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    target = cache_dir() / f"{module_name}{suffix}"
+    module_name, target = _extension_path(c_source, header_source, name, cflags)
     if target.exists():
         return _load(module_name, target)
 

@@ -25,18 +25,20 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import onnx
 from xdsl.dialects.builtin import ModuleOp
 
 from onnxc import __version__, compile_cache, element_types
 from onnxc.dialects.constants import released_resources
-from onnxc.emit.build import CompiledC, build_extension
+from onnxc.emit.build import CompiledC, build_extension, is_built
 from onnxc.emit.c_interface import print_c_files
 from onnxc.emit.cross import EmulatedC, build_elf
 from onnxc.emit.runner import Dim, Runner, TensorSpec
 from onnxc.errors import OnnxcError, RunError, UnsupportedError
-from onnxc.importer import ModelLike, import_model, load_model
+from onnxc.importer import ImportedModel, ModelLike, import_model, load_model
 from onnxc.options import DEFAULT_TIMEOUT, CompileOptions
 from onnxc.pipeline import lower
+from onnxc.progress import Progress
 from onnxc.runtime_c import runtime_files
 from onnxc.targets import TARGETS as TARGET_TABLE
 from onnxc.targets import get_target
@@ -207,25 +209,33 @@ def generate_with(
     on_stage: Callable[[str, ModuleOp], None] | None = None,
     *,
     cache: bool = True,
+    progress: Progress | None = None,
 ) -> GeneratedC:
     """Compile `model` to C sources with `options` (nothing is built).
     `on_stage(stage, module)` sees the IR after each pipeline stage (see
-    `onnxc.pipeline.lower`). The result comes from the compilation cache when
+    `onnxc.pipeline.lower`); `progress` is told each stage's end (nothing is
+    reported without it). The result comes from the compilation cache when
     it holds this model, options and compiler (see `onnxc.compile_cache`),
     unless `cache` is False, `ONNXC_NO_CACHE=1` or `on_stage` is given (a
     cached result has no stages to show)."""
     c_name = model_name(model, options.name)
     if not cache or on_stage is not None or not compile_cache.enabled():
-        return _generate(model, c_name, options, on_stage)
+        return _generate(model, c_name, options, on_stage, progress)
     proto = load_model(model)
+    if progress is not None and not isinstance(model, onnx.ModelProto):
+        progress.step("load")
     key = compile_cache.entry_key(proto, c_name, options)
     stored = compile_cache.read(key)
     if stored is not None:
         try:
-            return GeneratedC.from_json(stored)
+            generated = GeneratedC.from_json(stored)
         except (ValueError, KeyError, TypeError):
             pass  # a corrupt entry is a miss: compiled again below and overwritten
-    generated = _generate(proto, c_name, options, None)
+        else:
+            if progress is not None:
+                progress.step("compilation cache", "hit: import, lowering and C printing skipped")
+            return generated
+    generated = _generate(proto, c_name, options, None, progress)
     text = generated.to_json()
     if text is not None:
         compile_cache.write(key, text)
@@ -237,13 +247,18 @@ def _generate(
     c_name: str,
     options: CompileOptions,
     on_stage: Callable[[str, ModuleOp], None] | None,
+    progress: Progress | None = None,
 ) -> GeneratedC:
-    """The compiler itself: import, lower to loops, print C."""
+    """The compiler itself: import, lower to loops, print C (each stage
+    reported to `progress`, if given)."""
     with released_resources():
-        imported = import_model(
-            model, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
-        )
-        module = lower(imported.module, "loops", on_stage=on_stage)
+        if progress is None:
+            imported = import_model(
+                model, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
+            )
+            module = lower(imported.module, "loops", on_stage=on_stage)
+        else:
+            module, imported = _lower_reporting(model, options, on_stage, progress)
         printed = print_c_files(
             module,
             c_name,
@@ -251,6 +266,8 @@ def _generate(
             version=__version__,
             separate_weights=options.separate_weights,
         )
+    if progress is not None:
+        progress.step("print C", f"{sum(len(t) for t in printed.files.values())} bytes")
     return GeneratedC(
         c_name,
         printed.files,
@@ -260,6 +277,36 @@ def _generate(
         printed.workspace_size,
         printed.dims,
     )
+
+
+def _lower_reporting(
+    model: ModelLike,
+    options: CompileOptions,
+    on_stage: Callable[[str, ModuleOp], None] | None,
+    progress: Progress,
+) -> tuple[ModuleOp, ImportedModel]:
+    """Import and lower `model` as `_generate` does, telling `progress` the end
+    of loading, of the import (shape inference included) and of each pipeline
+    stage."""
+    proto = load_model(model)
+    if not isinstance(model, onnx.ModelProto):
+        progress.step("load")
+    nodes = len(proto.graph.node)
+    imported = import_model(
+        proto,
+        dims=options.dims,
+        shapes=options.shapes,
+        max_dims=options.max_dims,
+        on_node=lambda done, total: progress.count("import", done, total),
+    )
+    progress.step("import", f"{nodes} node{'s' if nodes != 1 else ''}")
+
+    def stage_ended(stage: str, module: ModuleOp) -> None:
+        progress.step(f"lower: {stage}")
+        if on_stage is not None:
+            on_stage(stage, module)
+
+    return lower(imported.module, "loops", on_stage=stage_ended), imported
 
 
 def generate_c(
@@ -357,10 +404,16 @@ class CompiledModel:
         return list(self.run(dict(zip(self.input_names, inputs, strict=False))).values())
 
 
-def compile_with(model: ModelLike, options: CompileOptions, *, cache: bool = True) -> CompiledModel:
+def compile_with(
+    model: ModelLike,
+    options: CompileOptions,
+    *,
+    cache: bool = True,
+    progress: Progress | None = None,
+) -> CompiledModel:
     """Compile and load `model` with `options` (see `compile`)."""
     chosen = get_target(options.target)
-    generated = generate_with(model, options, cache=cache)
+    generated = generate_with(model, options, cache=cache, progress=progress)
     if not chosen.is_host:
         if not generated.bounded:
             # quoted as the shell needs them: a dim_param may be '?' or hold spaces
@@ -371,6 +424,8 @@ def compile_with(model: ModelLike, options: CompileOptions, *, cache: bool = Tru
                 "dims= (--dim NAME=N) or bound with max_dims= (--max-dim NAME=N)"
             )
         elf = build_elf(generated.name, generated.files, chosen, opt_level=options.opt_level)
+        if progress is not None:
+            progress.step("C build", f"ELF for {chosen.name}")
         emulated = EmulatedC(
             elf,
             generated.name,
@@ -381,12 +436,15 @@ def compile_with(model: ModelLike, options: CompileOptions, *, cache: bool = Tru
             timeout=options.timeout,
         )
         return CompiledModel(generated, emulated, options.target)
-    extension = build_extension(
-        generated.c_source,
-        generated.header_source,
-        generated.name,
-        extra_cflags=(f"-O{options.opt_level}",),
+    cflags = (f"-O{options.opt_level}",)
+    built = progress is not None and is_built(
+        generated.c_source, generated.header_source, generated.name, extra_cflags=cflags
     )
+    extension = build_extension(
+        generated.c_source, generated.header_source, generated.name, extra_cflags=cflags
+    )
+    if progress is not None:
+        progress.step("C build", "cached" if built else "")
     return CompiledModel(generated, CompiledC(extension, generated.name))
 
 
@@ -401,6 +459,7 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     opt_level: int = 2,
     timeout: float = DEFAULT_TIMEOUT,
     cache: bool = True,
+    progress: Progress | None = None,
 ) -> CompiledModel:
     """Compile an ONNX model (a path or ModelProto) and load it for running.
 
@@ -412,6 +471,8 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     The generated C is cached (see `onnxc.compile_cache`): compiling the same
     model with the same options again skips the compiler; `cache=False` or
     `ONNXC_NO_CACHE=1` compiles anyway. The C build is cached apart.
+    Nothing is printed; `progress=onnxc.progress.Progress(sys.stderr)` reports
+    each stage and its seconds.
     """
     options = CompileOptions.make(
         dims=dims,
@@ -422,4 +483,4 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
         opt_level=opt_level,
         timeout=timeout,
     )
-    return compile_with(model, options, cache=cache)
+    return compile_with(model, options, cache=cache, progress=progress)

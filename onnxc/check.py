@@ -21,6 +21,7 @@ import onnx
 from onnxc import element_types
 from onnxc.errors import OnnxcError
 from onnxc.importer import ModelLike, load_model, prepare_model
+from onnxc.progress import Progress
 
 __all__ = ["Gap", "find_gaps", "format_gaps"]
 
@@ -89,21 +90,31 @@ def find_gaps(
     dims: Mapping[str, int] | None = None,
     shapes: Mapping[str, Sequence[int]] | None = None,
     max_dims: Mapping[str, int] | None = None,
+    progress: Progress | None = None,
 ) -> list[Gap]:
-    """The nodes of `model` onnxc cannot compile (empty when it compiles)."""
+    """The nodes of `model` onnxc cannot compile (empty when it compiles);
+    `progress`, if given, is told the end of each stage."""
     proto = load_model(model)
+    if progress is not None:
+        progress.step("load")
     try:
         prepared, _ = prepare_model(proto, dims, shapes, foreign=True)
     except OnnxcError as error:  # the model as a whole: still list what is readable
         return _node_gaps(proto) or [Gap("", "(model)", None, "", str(error))]
     gaps = _node_gaps(prepared)
+    if progress is not None:
+        progress.step("check operators")
     if gaps:
         return gaps
     from onnxc.api import generate_with
     from onnxc.options import CompileOptions
 
     try:
-        generate_with(proto, CompileOptions.make(dims=dims, shapes=shapes, max_dims=max_dims))
+        generate_with(
+            proto,
+            CompileOptions.make(dims=dims, shapes=shapes, max_dims=max_dims),
+            progress=progress,
+        )
     except OnnxcError as error:
         found = _NODE_ERROR.match(str(error))
         if found is None:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from onnxc.cli_args import compile_options, writable_folder
+from onnxc.cli_args import compile_options, progress_of, writable_folder
 from onnxc.cli_run import run_command
 from onnxc.errors import OnnxcError
 from onnxc.lowering import STAGE_NAMES
@@ -39,13 +39,24 @@ def _compile_command(args: argparse.Namespace) -> int:
     from onnxc.pipeline import lower
 
     options = compile_options(args)
+    progress = progress_of(args)
     if args.output is not None and not args.emit:
         writable_folder(args.output, "-o")
     if args.emit and args.emit != "c":
         imported = import_model(
             args.model, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
         )
-        module = lower(imported.module, args.emit) if args.emit != "import" else imported.module
+        if progress is not None:
+            progress.step("import")
+        module = imported.module
+        if args.emit != "import":
+            module = lower(
+                module,
+                args.emit,
+                on_stage=None if progress is None else lambda s, _: progress.step(f"lower: {s}"),
+            )
+        if progress is not None:
+            progress.total()
         from xdsl.dialects.builtin import Builtin
         from xdsl.printer import Printer
 
@@ -57,8 +68,12 @@ def _compile_command(args: argparse.Namespace) -> int:
     from onnxc.report import StageFigures, make_report
 
     seen = StageFigures()
-    generated = generate_with(args.model, options, on_stage=seen if args.report else None)
+    generated = generate_with(
+        args.model, options, on_stage=seen if args.report else None, progress=progress
+    )
     if args.emit == "c":
+        if progress is not None:
+            progress.total()
         sys.stdout.write(generated.c_source)
         return 0
     if args.output is None and args.report:
@@ -74,6 +89,9 @@ def _compile_command(args: argparse.Namespace) -> int:
     written += write_recipe(
         args.output, generated.name, generated.c_files(), get_target(args.target), __version__
     )
+    if progress is not None:
+        progress.step("write files")
+        progress.total()
     for path in written:
         print(path)
     if args.report:
@@ -86,9 +104,16 @@ def _check_command(args: argparse.Namespace) -> int:
     from onnxc.check import find_gaps, format_gaps
 
     options = compile_options(args)
+    progress = progress_of(args)
     gaps = find_gaps(
-        args.model, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
+        args.model,
+        dims=options.dims,
+        shapes=options.shapes,
+        max_dims=options.max_dims,
+        progress=progress,
     )
+    if progress is not None:
+        progress.total()
     if not gaps:
         print(f"{args.model}: compiles")
         return 0
@@ -191,6 +216,16 @@ def build_parser() -> argparse.ArgumentParser:
             choices=list(TARGETS),
             help="what the C is built for and run on (default host); MCU targets run in "
             "an emulator. " + "; ".join(f"{t.name}: {t.description}" for t in TARGETS.values()),
+        )
+        chatter = sub.add_mutually_exclusive_group()
+        chatter.add_argument(
+            "-v",
+            "--verbose",
+            action="store_true",
+            help="report each stage and its seconds on stderr (the default on a terminal)",
+        )
+        chatter.add_argument(
+            "-q", "--quiet", action="store_true", help="print nothing on stderr but errors"
         )
 
     compile_parser = commands.add_parser("compile", help="write NAME.c, NAME.h and the runtime")

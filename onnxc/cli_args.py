@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import numpy as np
 
 from onnxc.errors import OnnxcError
 from onnxc.options import CompileOptions
+from onnxc.progress import Progress
 
 
 def key_value(text: str, option: str) -> tuple[str, str]:
@@ -78,3 +80,11 @@ def writable_folder(path: str, option: str) -> Path:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OnnxcError(f"{option} {path}: the folder is not writable")
     return folder
+
+
+def progress_of(args: argparse.Namespace) -> Progress | None:
+    """The reporter of a command's stages on stderr: with --verbose, or by
+    default when stderr is a terminal; never with --quiet."""
+    if args.quiet or not (args.verbose or sys.stderr.isatty()):
+        return None
+    return Progress(sys.stderr)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from onnxc.cli_args import compile_options, key_value, load_npy, writable_folder
+from onnxc.cli_args import compile_options, key_value, load_npy, progress_of, writable_folder
 from onnxc.errors import OnnxcError
 
 if TYPE_CHECKING:
@@ -26,7 +26,8 @@ def run_command(args: argparse.Namespace) -> int:
         raise OnnxcError("--rtol and --atol must not be negative")
     if args.save is not None:
         writable_folder(args.save, "--save")
-    model = compile_with(args.model, compile_options(args))
+    progress = progress_of(args)
+    model = compile_with(args.model, compile_options(args), progress=progress)
     if len(args.expect) > len(model.output_names):
         raise OnnxcError(
             f"--expect: {len(args.expect)} files for {len(model.output_names)} output(s) "
@@ -34,6 +35,9 @@ def run_command(args: argparse.Namespace) -> int:
         )
     inputs = _run_inputs(args, model)
     outputs = model.run(inputs)
+    if progress is not None:
+        progress.step("run")
+        progress.total()
     np.set_printoptions(precision=6, suppress=True, threshold=64)
     for name, value in outputs.items():
         print(f"{name} {value.dtype}{list(value.shape)}:")

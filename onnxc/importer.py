@@ -31,7 +31,7 @@ operation keeps its node's name in the `onnx_node_name` attribute.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -543,10 +543,12 @@ def import_model(
     dims: Mapping[str, int] | None = None,
     shapes: Mapping[str, Sequence[int]] | None = None,
     max_dims: Mapping[str, int] | None = None,
+    on_node: Callable[[int, int], None] | None = None,
 ) -> ImportedModel:
     """Import an ONNX model (a path or a ModelProto) into the onnx dialect.
     Dimensions not bound by `dims` or `shapes` stay free (sizes given at run
-    time); `max_dims` bounds free dimensions."""
+    time); `max_dims` bounds free dimensions. `on_node(done, total)` is called
+    after each node is imported (a progress bar's hook)."""
     proto, free = prepare_model(load_model(model), dims, shapes)
     bounds = dict(max_dims or {})
     for name, bound in bounds.items():
@@ -557,7 +559,7 @@ def import_model(
             )
         if bound < 0:
             raise OnnxcError(f"max_dims['{name}'] is {bound}; a dimension is 0 or more")
-    imported = _GraphImporter(proto).run()
+    imported = _GraphImporter(proto, on_node).run()
     main = imported.module.body.block.first_op
     assert isinstance(main, func.FuncOp)
     if free:
@@ -576,8 +578,9 @@ def _node_label(node: onnx.NodeProto, index: int) -> str:
 
 
 class _GraphImporter:
-    def __init__(self, model: onnx.ModelProto):
+    def __init__(self, model: onnx.ModelProto, on_node: Callable[[int, int], None] | None = None):
         self.model = model
+        self.on_node = on_node
         self.graph = model.graph
         self.types: dict[str, onnx.TypeProto] = {}
         for value in [*self.graph.input, *self.graph.value_info, *self.graph.output]:
@@ -602,6 +605,8 @@ class _GraphImporter:
                 self.values[tensor.name] = self._constant(tensor)
         for index, node in enumerate(graph.node):
             self._node(node, index)
+            if self.on_node is not None:
+                self.on_node(index + 1, len(graph.node))
         outputs = [self._lookup(v.name, "graph output") for v in graph.output]
         self.block.add_op(func.ReturnOp(*outputs))
         main = func.FuncOp(
