@@ -12,6 +12,8 @@
 `run --target cortex-m4` runs the model in that target's emulator; `check` lists
 every node that cannot be compiled yet (exit status 1 if any); `cache info`
 counts the cached compilations and C builds and `cache clear` removes them.
+`compile`, `run` and `check` report their stages and seconds on stderr when it
+is a terminal or with `--verbose` (never with `--quiet`; see `onnxc.progress`).
 Problems with the input print one line on stderr and exit with status 1.
 """
 
