@@ -252,13 +252,7 @@ def _generate(
     """The compiler itself: import, lower to loops, print C (each stage
     reported to `progress`, if given)."""
     with released_resources():
-        if progress is None:
-            imported = import_model(
-                model, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
-            )
-            module = lower(imported.module, "loops", on_stage=on_stage)
-        else:
-            module, imported = _lower_reporting(model, options, on_stage, progress)
+        module, imported = _import_and_lower(model, options, on_stage, progress)
         printed = print_c_files(
             module,
             c_name,
@@ -279,16 +273,21 @@ def _generate(
     )
 
 
-def _lower_reporting(
+def _import_and_lower(
     model: ModelLike,
     options: CompileOptions,
     on_stage: Callable[[str, ModuleOp], None] | None,
-    progress: Progress,
+    progress: Progress | None,
 ) -> tuple[ModuleOp, ImportedModel]:
-    """Import and lower `model` as `_generate` does, telling `progress` the end
-    of loading, of the import (shape inference included) and of each pipeline
-    stage."""
+    """Import `model` and lower it to loops, telling `progress` (if given) the
+    end of loading, of the import (shape inference included) and of each
+    pipeline stage."""
     proto = load_model(model)
+    if progress is None:
+        imported = import_model(
+            proto, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
+        )
+        return lower(imported.module, "loops", on_stage=on_stage), imported
     if not isinstance(model, onnx.ModelProto):
         progress.step("load")
     nodes = len(proto.graph.node)
