@@ -176,6 +176,14 @@ def statistic_maps(stats: Statistics) -> list[tuple[SSAValue, AffineMap]]:
     return [*found, (stats.factor, stats.to_stats)]
 
 
+def _axes_from(op: onnx.LayerNormalizationOp | onnx.RMSNormalizationOp, rank: int) -> set[int]:
+    """The axes Layer- and RMSNormalization normalize: from `axis` (negative
+    counts from the end) to the last."""
+    if rank == 0:
+        raise unsupported(op, "scalar input")
+    return set(range(normalize_axis(op, op.attr("axis"), rank), rank))
+
+
 class LayerNormalizationOpLowering(OnnxLowering[onnx.LayerNormalizationOp]):
     """`onnx.LayerNormalization`: X normalized over its axes from `axis` on
     (negative counts from the end), Y = (X - mean) * InvStdDev * Scale + B,
@@ -188,18 +196,15 @@ class LayerNormalizationOpLowering(OnnxLowering[onnx.LayerNormalizationOp]):
     def rewrite(self, op: onnx.LayerNormalizationOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
         shape = shapes.sizes(op.X)
-        rank = len(shape)
-        if rank == 0:
-            raise unsupported(op, "scalar input")
-        axis = normalize_axis(op, op.attr("axis"), rank)
         x = buffer_of(rewriter, op.X)
-        stats = statistics(rewriter, shapes, op, x, set(range(axis, rank)))
+        axes = _axes_from(op, len(shape))
+        stats = statistics(rewriter, shapes, op, x, axes)
         finish(rewriter, op, stats, inverse_root(float(op.attr("epsilon"))))
         y = self.result_buffer(rewriter, op.Y, shape)
         tensors = [op.X, op.Scale] + ([] if is_none(op.B) else [op.B])
         body = normalized(stats, element_type(op.X), 1, int(not is_none(op.B)))
         broadcast_into(rewriter, shapes, op, body, tensors, y, statistic_maps(stats))
-        kept = [*stats.kept, *[1] * (rank - axis)]
+        kept = [*stats.kept, *[1] * len(axes)]
         outputs = [
             self._statistic(rewriter, op, result, buffer, kept)
             for result, buffer in ((op.Mean, stats.mean), (op.InvStdDev, stats.factor))
@@ -354,12 +359,8 @@ class RMSNormalizationOpLowering(OnnxLowering[onnx.RMSNormalizationOp]):
     def rewrite(self, op: onnx.RMSNormalizationOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
         shape = shapes.sizes(op.X)
-        rank = len(shape)
-        if rank == 0:
-            raise unsupported(op, "scalar input")
-        axis = normalize_axis(op, op.attr("axis"), rank)
         x = buffer_of(rewriter, op.X)
-        stats = statistics(rewriter, shapes, op, x, set(range(axis, rank)), center=False)
+        stats = statistics(rewriter, shapes, op, x, _axes_from(op, len(shape)), center=False)
         finish(rewriter, op, stats, inverse_root(float(op.attr("epsilon"))))
         y = self.result_buffer(rewriter, op.Y, shape)
         body = normalized(stats, element_type(op.X), 1, 0)
