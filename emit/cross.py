@@ -25,6 +25,7 @@ import functools
 import hashlib
 import math
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -111,6 +112,29 @@ def _check_specs(cc_path: str, target: Target) -> None:
             )
 
 
+_OVERFLOW = re.compile(r"region [`'](\w+)' overflowed by (\d+) bytes")
+
+
+_SHOWN = {"flash": "flash", "ram": "RAM"}
+
+
+def _overflow(log: str, target: Target) -> str | None:
+    """What the linker's "region `flash' overflowed by N bytes" lines mean,
+    with the figures: the bytes needed and the target's size of each region."""
+    if target.memory is None:
+        return None
+    sizes = {"flash": target.memory[0][1], "ram": target.memory[1][1]}
+    found = [(region, int(over)) for region, over in _OVERFLOW.findall(log) if region in sizes]
+    if not found:
+        return None
+    parts = [
+        f"it needs {sizes[region] + over:,} bytes of {_SHOWN[region]} and {target.name} "
+        f"has {sizes[region]:,} ({over:,} too many)"
+        for region, over in dict(found).items()
+    ]
+    return "; ".join(parts)
+
+
 def _first_error(log: str, folder: Path) -> str:
     """The first line of `log` naming an error, with the build folder's paths
     shortened to file names."""
@@ -164,9 +188,8 @@ def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level:
         ]
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
-            raise BuildError(
-                f"building {name} for {target.name} failed: {_first_error(result.stderr, folder)}"
-            )
+            cause = _overflow(result.stderr, target) or _first_error(result.stderr, folder)
+            raise BuildError(f"building {name} for {target.name} failed: {cause}")
         os.replace(folder / "prog.elf", elf)  # atomic: a concurrent build is identical
     return elf
 
