@@ -107,7 +107,6 @@ print(json.dumps({
     "stages": p.lines,
     "total": total,
     "python_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-    "cc_peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
 }))
 """
 
@@ -127,6 +126,28 @@ def measure(path: Path, name: str, cache: Path) -> dict[str, object]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def c_build(path: Path, name: str, folder: Path) -> dict[str, float]:
+    """The generated C's size, and seconds and peak memory (GNU time) of
+    compiling it as the host build does (-O3), in a separate process."""
+    import onnxc  # noqa: PLC0415
+
+    out = folder / f"{name}-c"
+    onnxc.generate_c(str(path), name=name).write(out)
+    timed = subprocess.run(
+        ["/usr/bin/time", "-f", "%e %M", "cc", "-O3", "-std=c99", "-c", f"{name}.c", "-I."],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seconds, kilobytes = timed.stderr.split()[-2:]
+    return {
+        "c_bytes": (out / f"{name}.c").stat().st_size,
+        "cc_seconds": float(seconds),
+        "cc_peak_mb": int(kilobytes) / 1024,
+    }
+
+
 def weight_bytes(path: Path) -> int:
     model = onnx.load(str(path))
     return sum(len(onnx.numpy_helper.to_array(t).tobytes()) for t in model.graph.initializer)
@@ -143,8 +164,11 @@ def main() -> None:
         cache = Path(tempfile.mkdtemp(prefix="onnxc-cache-"))
         first = measure(path, name, cache)
         second = measure(path, name, cache)
-        print(f"## {name}: {weight_bytes(path) / 1e6:.1f} MB of weights")
-        print(json.dumps({"first": first, "second": second}, indent=1))
+        build = c_build(path, name, args.dir)
+        weights = weight_bytes(path)
+        print(f"## {name}: {weights / 1e6:.1f} MB of weights")
+        print(f"C: {int(build['c_bytes']):,} bytes ({build['c_bytes'] / weights:.2f}x the weights)")
+        print(json.dumps({"first": first, "second": second, "cc": build}, indent=1))
 
 
 if __name__ == "__main__":

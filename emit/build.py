@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import importlib.machinery
 import importlib.util
 import math
@@ -38,6 +37,7 @@ from onnxc.emit.runner import (
     check_inputs,
     status_error,
 )
+from onnxc.emit.text_files import digest, write_text
 from onnxc.errors import BuildError, InternalError
 from onnxc.ir_names import ARENA_ALIGN
 from onnxc.runtime_c import runtime_dir, runtime_files
@@ -151,10 +151,8 @@ def _extension_path(
     """The module name and cached path of the extension built from these
     sources and flags (the key covers the runtime, compiler and Python too)."""
     runtime = "".join(p.read_text() for p in runtime_files())
-    key_text = "\0".join(
-        [c_source, header_source, name, runtime, *cflags, _compiler_id(), sys.version]
-    )
-    key = hashlib.sha256(key_text.encode()).hexdigest()[:24]
+    key_parts = [c_source, header_source, name, runtime, *cflags, _compiler_id(), sys.version]
+    key = digest(key_parts)[:24]
     module_name = f"{EXTENSION_PREFIX}{name}_{key}"
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     return module_name, cache_dir() / f"{module_name}{suffix}"
@@ -191,7 +189,7 @@ def build_extension(
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
         tmpdir = Path(tmp)
-        (tmpdir / f"{name}.c").write_text(c_source)
+        write_text(tmpdir / f"{name}.c", c_source)
         (tmpdir / f"{name}.h").write_text(header_source)
         ffi = cffi.FFI()
         ffi.cdef(make_cdef(header_source, name))

@@ -22,7 +22,6 @@ nonzero exit (with the harness's message) or a timeout (with its length).
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 import os
 import re
@@ -36,6 +35,7 @@ import numpy as np
 
 from onnxc.emit.build import cache_dir
 from onnxc.emit.runner import TensorSpec, check_inputs
+from onnxc.emit.text_files import digest, write_text
 from onnxc.errors import BuildError, OnnxcError, RunError
 from onnxc.options import DEFAULT_TIMEOUT
 from onnxc.runtime_c import harness_source, runtime_dir, runtime_files
@@ -163,7 +163,7 @@ def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level:
         key_parts += [file_name, files[file_name]]
     cc_path = shutil.which(target.cc)
     key_parts.append(_compiler_version(cc_path) if cc_path else target.cc)
-    key = hashlib.sha256("\0".join(key_parts).encode()).hexdigest()[:24]
+    key = digest(key_parts)[:24]
     elf = cache_dir() / "elf" / f"{name}-{target.name}-{key}.elf"
     if elf.exists():
         return elf
@@ -174,7 +174,7 @@ def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level:
     with tempfile.TemporaryDirectory(dir=elf.parent, prefix=".build-") as tmp:
         folder = Path(tmp)
         for file_name, text in files.items():
-            (folder / file_name).write_text(text)
+            write_text(folder / file_name, text)
         command = [
             cc_path,
             *flags,
