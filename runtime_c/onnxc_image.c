@@ -22,13 +22,29 @@
  */
 #include "onnxc_runtime.h"
 
-#include <string.h>
-
 #define MAX_SIDE 65535u
 #define MAX_SCRATCH ((uint64_t)1 << 30)
 #define ALIGN 16u
 
 /* ---- the parts every format shares ------------------------------------- */
+
+/* Byte copies and fills (no <string.h>: the runtime needs no libc). */
+static void copy_bytes(uint8_t *to, const uint8_t *from, size_t count) {
+  size_t k;
+  for (k = 0; k < count; ++k) to[k] = from[k];
+}
+static void fill_bytes(void *to, unsigned value, size_t count) {
+  uint8_t *bytes = (uint8_t *)to;
+  size_t k;
+  for (k = 0; k < count; ++k) bytes[k] = (uint8_t)value;
+}
+static int same_bytes(const uint8_t *a, const char *b, size_t count) {
+  size_t k;
+  for (k = 0; k < count; ++k) {
+    if (a[k] != (uint8_t)b[k]) return 0;
+  }
+  return 1;
+}
 
 enum { NONE, BMP, PNM, TIFF, PNG, JPEG };
 
@@ -347,13 +363,13 @@ static int packbits(const stream *st, uint64_t at, uint64_t count, uint8_t *to, 
     n = at8(st, at++);
     if (n < 128) {
       if (!holds(st, at, n + 1u) || at + n + 1 > end || done + n + 1 > size) return 0;
-      memcpy(to + done, st->s + at, n + 1u);
+      copy_bytes(to + done, st->s + at, n + 1u);
       at += n + 1u;
       done += n + 1u;
     } else if (n > 128) {
       unsigned repeat = 257u - n;
       if (at >= end || done + repeat > size) return 0;
-      memset(to + done, (int)at8(st, at++), repeat);
+      fill_bytes(to + done, at8(st, at++), repeat);
       done += repeat;
     }
   }
@@ -375,7 +391,7 @@ static int tiff_decode(const stream *st, const header *h, uint8_t *out, uint8_t 
     if (!tiff_value(st, &t, t.offsets, k, &offset)) return 0;
     if (t.compression == 1) {
       if (!holds(st, offset, size)) return 0;
-      memcpy(work + row_bytes * first, st->s + offset, (size_t)size);
+      copy_bytes(work + row_bytes * first, st->s + offset, (size_t)size);
     } else {
       if (!t.counts || !tiff_value(st, &t, t.counts, k, &bytes)) return 0;
       if (!holds(st, offset, bytes)) return 0;
@@ -448,7 +464,7 @@ static int build(huffman *h, const uint8_t *length, unsigned n) {
   uint16_t offsets[16];
   unsigned k;
   int left = 1;
-  memset(h->count, 0, sizeof h->count);
+  fill_bytes(h->count, 0, sizeof h->count);
   for (k = 0; k < n; ++k) h->count[length[k]]++;
   if (h->count[0] == n) return 1;
   for (k = 1; k < 16; ++k) {
@@ -516,12 +532,13 @@ static int inflate_block(inflater *z) {
 }
 
 static int inflate_dynamic(inflater *z) {
-  static const uint8_t order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+  static const uint8_t order[19] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+                                    11, 4,  12, 3, 13, 2, 14, 1, 15};
   uint8_t length[320];
   unsigned nlen = need_bits(z, 5) + 257, ndist = need_bits(z, 5) + 1, ncode = need_bits(z, 4) + 4;
   unsigned k = 0;
   if (nlen > 286 || ndist > 30) return 0;
-  memset(length, 0, sizeof length);
+  fill_bytes(length, 0, sizeof length);
   for (k = 0; k < ncode; ++k) length[order[k]] = (uint8_t)need_bits(z, 3);
   if (!build(&z->lengths, length, 19)) return 0;
   k = 0;
@@ -596,9 +613,8 @@ typedef struct {
 } png_info;
 
 static int png_parse(const stream *st, header *h, png_info *p) {
-  static const uint8_t signature[8] = {137, 80, 78, 71, 13, 10, 26, 10};
   uint32_t w, raw_h;
-  if (st->n < 33 || memcmp(st->s, signature, 8) != 0) return 0;
+  if (st->n < 33 || !same_bytes(st->s, "\211PNG\r\n\032\n", 8)) return 0;
   if (be32(st, 8) != 13 || be32(st, 12) != 0x49484452u) return 0;
   w = be32(st, 16);
   raw_h = be32(st, 20);
@@ -640,7 +656,7 @@ static int png_decode(const stream *st, const header *h, uint8_t *out, uint8_t *
   uint64_t chunk, stride, x, y;
   uint8_t *raw = work + (sizeof(inflater) + ALIGN - 1) / ALIGN * ALIGN;
   if (!png_parse(st, &again, &p)) return 0;
-  memset(z, 0, sizeof *z);
+  fill_bytes(z, 0, sizeof *z);
   z->st = st;
   chunk = p.first_chunk;
   for (;;) { /* to the first IDAT, keeping the palette */
@@ -650,7 +666,7 @@ static int png_decode(const stream *st, const header *h, uint8_t *out, uint8_t *
     if (type == 0x49454E44u) return 0; /* IEND before any IDAT */
     if (type == 0x504C5445u) {
       if (length % 3 || length > 768) return 0;
-      memcpy(z->palette, st->s + chunk + 8, length);
+      copy_bytes(z->palette, st->s + chunk + 8, length);
       z->colors = length / 3;
     }
     chunk += 12 + (uint64_t)length;
@@ -939,7 +955,7 @@ static int jpeg_block(jpeg_state *j, jpeg_component *c, uint8_t *work, uint32_t 
   const jpeg_table *dc = &j->dc[c->td], *ac = &j->ac[c->ta];
   unsigned size, k;
   if (!dc->defined || !ac->defined) return 0;
-  memset(coef, 0, sizeof coef);
+  fill_bytes(coef, 0, sizeof coef);
   size = jpeg_symbol(j, dc);
   if (size > 15) return 0;
   c->predictor += extend(jpeg_bits(j, size), size);
@@ -1110,11 +1126,11 @@ static int jpeg_decode(const stream *st, const header *h, uint8_t *out, uint8_t 
   uint64_t at = 2, frame_end = 0;
   uint32_t x, y;
   int scans = 0, rgb;
-  memset(j, 0, sizeof *j);
+  fill_bytes(j, 0, sizeof *j);
   j->st = st;
   j->transform = -1;
   if (!jpeg_parse(st, &again, &j->f, &frame_end)) return 0;
-  memset(planes, 0, (size_t)(h->work - sizeof(jpeg_state) - ALIGN));
+  fill_bytes(planes, 0, (size_t)(h->work - sizeof(jpeg_state) - ALIGN));
   for (;;) { /* every marker, tables before and after the frame */
     unsigned marker;
     uint32_t length;
@@ -1133,9 +1149,9 @@ static int jpeg_decode(const stream *st, const header *h, uint8_t *out, uint8_t 
       if (!jpeg_tables(j, marker, at, length)) return 0;
     } else if (marker == 0xDD) {
       j->restart = be16(st, at + 2);
-    } else if (marker == 0xE0 && length >= 7 && memcmp(st->s + at + 2, "JFIF", 5) == 0) {
+    } else if (marker == 0xE0 && length >= 7 && same_bytes(st->s + at + 2, "JFIF", 5)) {
       j->jfif = 1;
-    } else if (marker == 0xEE && length >= 12 && memcmp(st->s + at + 2, "Adobe", 5) == 0) {
+    } else if (marker == 0xEE && length >= 12 && same_bytes(st->s + at + 2, "Adobe", 5)) {
       j->adobe = 1;
       j->transform = (int)at8(st, at + 13);
     } else if (marker == 0xDA) {
@@ -1152,7 +1168,8 @@ static int jpeg_decode(const stream *st, const header *h, uint8_t *out, uint8_t 
   if (!scans) return 0;
   /* libjpeg's choice of colour space for three components */
   rgb = j->f.count == 3 && !j->jfif &&
-        (j->adobe ? j->transform == 0 : j->f.c[0].id == 'R' && j->f.c[1].id == 'G' && j->f.c[2].id == 'B');
+        (j->adobe ? j->transform == 0
+                  : j->f.c[0].id == 'R' && j->f.c[1].id == 'G' && j->f.c[2].id == 'B');
   for (y = 0; y < h->height; ++y) {
     for (x = 0; x < h->width; ++x) {
       size_t i = (size_t)y * h->width + x;

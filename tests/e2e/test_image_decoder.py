@@ -225,41 +225,39 @@ def test_pnm_raw_and_plain() -> None:
 
 
 def tiff(image: np.ndarray, rows_per_strip: int) -> bytes:
+    """A little-endian uncompressed TIFF of `image` in strips of `rows_per_strip`."""
     height, width, channels = image.shape
     strips = [image[y : y + rows_per_strip].tobytes() for y in range(0, height, rows_per_strip)]
-    entries = 10
-    ifd = 8
-    after = ifd + 2 + 12 * entries + 4
-    bits_at = after
-    offsets_at = bits_at + 2 * channels
-    counts_at = offsets_at + 4 * len(strips)
-    data_at = counts_at + 4 * len(strips)
-    offsets, at = [], data_at
-    for strip in strips:
-        offsets.append(at)
-        at += len(strip)
+    count = 10
+    arrays = bytearray()  # the values too long for their entry, after the IFD
+    arrays_at = 8 + 2 + 12 * count + 4
 
-    def entry(tag: int, kind: int, count: int, value: int) -> bytes:
-        packed = struct.pack("<H", value) + b"\0\0" if kind == 3 and count == 1 else struct.pack("<I", value)
-        return struct.pack("<HHI", tag, kind, count) + packed
+    def entry(tag: int, kind: int, values: list[int]) -> bytes:
+        code = "<H" if kind == 3 else "<I"
+        packed = b"".join(struct.pack(code, v) for v in values)
+        if len(packed) > 4:
+            at = arrays_at + len(arrays)
+            arrays.extend(packed)
+            packed = struct.pack("<I", at)
+        return struct.pack("<HHI", tag, kind, len(values)) + packed.ljust(4, b"\0")
 
+    data_at = arrays_at + 2 * channels + 8 * len(strips)  # what the arrays take
+    offsets = [data_at + sum(len(s) for s in strips[:k]) for k in range(len(strips))]
     table = [
-        entry(256, 3, 1, width),
-        entry(257, 3, 1, height),
-        entry(258, 3, channels, bits_at) if channels > 2 else entry(258, 3, 1, 8),
-        entry(259, 3, 1, 1),
-        entry(262, 3, 1, 2 if channels >= 3 else 1),
-        entry(273, 4, len(strips), offsets_at) if len(strips) > 1 else entry(273, 4, 1, offsets[0]),
-        entry(277, 3, 1, channels),
-        entry(278, 3, 1, rows_per_strip),
-        entry(279, 4, len(strips), counts_at) if len(strips) > 1 else entry(279, 4, 1, len(strips[0])),
-        entry(284, 3, 1, 1),
-    ]  # fmt: skip
-    out = b"II*\0" + struct.pack("<I", ifd) + struct.pack("<H", entries) + b"".join(table)
-    out += b"\0\0\0\0" + struct.pack(f"<{channels}H", *([8] * channels))
-    out += struct.pack(f"<{len(strips)}I", *offsets)
-    out += struct.pack(f"<{len(strips)}I", *(len(s) for s in strips))
-    return out + b"".join(strips)
+        entry(256, 3, [width]),
+        entry(257, 3, [height]),
+        entry(258, 3, [8] * channels),
+        entry(259, 3, [1]),
+        entry(262, 3, [2 if channels >= 3 else 1]),
+        entry(273, 4, offsets),
+        entry(277, 3, [channels]),
+        entry(278, 3, [rows_per_strip]),
+        entry(279, 4, [len(s) for s in strips]),
+        entry(284, 3, [1]),
+    ]
+    head = b"II*\0" + struct.pack("<IH", 8, count) + b"".join(table) + bytes(4)
+    body = bytes(arrays).ljust(data_at - arrays_at, b"\0")
+    return head + body + b"".join(strips)
 
 
 @pytest.mark.parametrize("channels, rows_per_strip", [(3, 3), (3, 100), (1, 2), (4, 5)])
