@@ -18,9 +18,9 @@ __all__ = ["HARNESS_FILE", "harness_source", "runtime_dir", "runtime_files", "so
 
 HARNESS_FILE = "onnxc_harness.c"
 
-OPTIONAL_SOURCES = {"onnxc_image.c": "onnxc_image_"}
+OPTIONAL_SOURCES = {"onnxc_image.c": "onnxc_image_decode("}
 """Runtime sources built only into the models that call them: file name ->
-the prefix of the functions it defines."""
+the start of a call that a model needing it makes."""
 
 
 def runtime_dir() -> Path:
@@ -41,8 +41,8 @@ def sources_for(c_source: str) -> dict[str, str]:
     folder = runtime_dir()
     return {
         file: (folder / file).read_text()
-        for file, prefix in OPTIONAL_SOURCES.items()
-        if prefix in c_source
+        for file, call in OPTIONAL_SOURCES.items()
+        if call in c_source
     }
 
 
