@@ -953,14 +953,20 @@ static int jpeg_block(jpeg_state *j, jpeg_component *c, uint8_t *work, uint32_t 
   int32_t coef[64];
   const uint16_t *q = j->quant[c->tq];
   const jpeg_table *dc = &j->dc[c->td], *ac = &j->ac[c->ta];
+  int32_t difference, stored;
   unsigned size, k;
   if (!dc->defined || !ac->defined) return 0;
   fill_bytes(coef, 0, sizeof coef);
   size = jpeg_symbol(j, dc);
   if (size > 15) return 0;
-  c->predictor += extend(jpeg_bits(j, size), size);
-  if (c->predictor > 65535 || c->predictor < -65535) return 0;
-  coef[0] = c->predictor * q[0];
+  difference = extend(jpeg_bits(j, size), size);
+  /* libjpeg refuses a DC value that leaves int32 and keeps it in 16 bits */
+  if (difference > 0 ? c->predictor > INT32_MAX - difference
+                     : c->predictor < INT32_MIN - difference)
+    return 0;
+  c->predictor += difference;
+  stored = (int32_t)(((uint32_t)c->predictor + 32768u) & 0xFFFFu) - 32768;
+  coef[0] = stored * q[0];
   for (k = 1; k < 64; ++k) {
     unsigned rs = jpeg_symbol(j, ac), run = rs >> 4;
     size = rs & 15;
@@ -970,7 +976,7 @@ static int jpeg_block(jpeg_state *j, jpeg_component *c, uint8_t *work, uint32_t 
       continue;
     }
     k += run;
-    if (k > 63) return 0;
+    if (k > 63) k = 63; /* a run past the block lands on its last coefficient, as in libjpeg */
     coef[zigzag[k]] = extend(jpeg_bits(j, size), size) * q[k];
   }
   if (j->bad) return 0;

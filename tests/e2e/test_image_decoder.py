@@ -271,12 +271,16 @@ def test_tiff_strips(channels: int, rows_per_strip: int) -> None:
 
 
 def pillow_case(image: Any, **save: Any) -> None:
-    """`image` saved by Pillow with `save`, decoded by onnxc and by Pillow as
-    onnx.reference does (the colour image, then convert("L") for Grayscale)."""
-    pil = pytest.importorskip("PIL.Image")
+    """`image` saved by Pillow with `save`, decoded by onnxc and by Pillow."""
     stream = io.BytesIO()
     image.save(stream, **save)
-    data = stream.getvalue()
+    pillow_case_bytes(stream.getvalue(), str(save))
+
+
+def pillow_case_bytes(data: bytes, label: str = "") -> None:
+    """`data` decoded by onnxc and by Pillow as onnx.reference does (the
+    colour image, then convert("L") for Grayscale)."""
+    pil = pytest.importorskip("PIL.Image")
     reference = pil.open(io.BytesIO(data))
     rgb = np.asarray(reference.convert("RGB"))
     for pixel_format in FORMATS:
@@ -285,7 +289,7 @@ def pillow_case(image: Any, **save: Any) -> None:
             want = np.asarray(pil.open(io.BytesIO(data)).convert("L"))[..., None]
         else:
             want = in_format(rgb, pixel_format)
-        np.testing.assert_array_equal(got, want, err_msg=f"{save} {pixel_format}")
+        np.testing.assert_array_equal(got, want, err_msg=f"{label} {pixel_format}")
 
 
 SIZES = [(1, 1), (3, 2), (9, 17), (17, 9), (31, 33), (7, 100)]
@@ -307,6 +311,128 @@ def test_jpeg_gray_optimized_and_restart_markers() -> None:
     pillow_case(image, format="JPEG", optimize=True)
     pillow_case(image, format="JPEG", restart_marker_blocks=3)
     pillow_case(image, format="JPEG", restart_marker_rows=1, subsampling=2)
+
+
+ZIGZAG = [
+    0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48,
+    41, 34, 27, 20, 13, 6, 7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23,
+    30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+]  # fmt: skip
+DCT = np.array([[np.cos((2 * x + 1) * u * np.pi / 16) * (0.5 if u else 0.5**1.5) for x in range(8)]
+                for u in range(8)])  # fmt: skip
+
+
+class BitWriter:
+    def __init__(self) -> None:
+        self.out, self.bits, self.count = bytearray(), 0, 0
+
+    def put(self, value: int, size: int) -> None:
+        for k in range(size - 1, -1, -1):
+            self.bits, self.count = self.bits << 1 | (value >> k & 1), self.count + 1
+            if self.count == 8:
+                self.out += b"\xff\x00" if self.bits == 0xFF else bytes([self.bits])
+                self.bits, self.count = 0, 0
+
+    def flush(self) -> bytes:
+        while self.count:
+            self.put(1, 1)
+        return bytes(self.out)
+
+
+def jpeg(
+    planes: list[np.ndarray], sampling: list[tuple[int, int]], height: int, width: int
+) -> bytes:
+    """A baseline JPEG of the given component planes (each at its own size)
+    and sampling factors: quantizer 4, one code length for every DC symbol
+    (4 bits) and every AC symbol (8 bits)."""
+    hmax, vmax = max(h for h, _ in sampling), max(v for _, v in sampling)
+    mcu_x, mcu_y = -(-width // (8 * hmax)), -(-height // (8 * vmax))
+    dc_symbols, ac_symbols = (
+        list(range(12)),
+        [0, 0xF0] + [r << 4 | s for r in range(16) for s in range(1, 11)],
+    )
+    dc_code = {s: k for k, s in enumerate(dc_symbols)}
+    ac_code = {s: k for k, s in enumerate(ac_symbols)}
+    writer, predictors = BitWriter(), [0] * len(planes)
+
+    def code(value: int) -> tuple[int, int]:
+        size = abs(value).bit_length()
+        return (value if value >= 0 else value + (1 << size) - 1), size
+
+    def block(c: int, plane: np.ndarray, bx: int, by: int) -> None:
+        pixels = plane[by * 8 : by * 8 + 8, bx * 8 : bx * 8 + 8].astype(np.float64) - 128
+        coefficients = np.rint(DCT @ pixels @ DCT.T / 4).astype(int).reshape(-1)[ZIGZAG]
+        bits, size = code(int(coefficients[0]) - predictors[c])
+        predictors[c] = int(coefficients[0])
+        writer.put(dc_code[size], 4)
+        writer.put(bits, size)
+        run = 0
+        for value in coefficients[1:]:
+            if value == 0:
+                run += 1
+                continue
+            while run > 15:
+                writer.put(ac_code[0xF0], 8)
+                run -= 16
+            bits, size = code(int(value))
+            writer.put(ac_code[run << 4 | size], 8)
+            writer.put(bits, size)
+            run = 0
+        if run:
+            writer.put(ac_code[0], 8)
+
+    padded = []
+    for plane, (h, v) in zip(planes, sampling, strict=True):
+        rows, columns = mcu_y * v * 8, mcu_x * h * 8
+        grown = np.pad(plane, ((0, rows - plane.shape[0]), (0, columns - plane.shape[1])), "edge")
+        padded.append(grown)
+    if len(planes) == 1:
+        blocks_x, blocks_y = -(-width // 8), -(-height // 8)
+        for by in range(blocks_y):
+            for bx in range(blocks_x):
+                block(0, padded[0], bx, by)
+    else:
+        for my in range(mcu_y):
+            for mx in range(mcu_x):
+                for c, (h, v) in enumerate(sampling):
+                    for by in range(v):
+                        for bx in range(h):
+                            block(c, padded[c], mx * h + bx, my * v + by)
+
+    def segment(marker: int, body: bytes) -> bytes:
+        return struct.pack(">BBH", 0xFF, marker, len(body) + 2) + body
+
+    components = b"".join(bytes([c + 1, h << 4 | v, 0]) for c, (h, v) in enumerate(sampling))
+    frame = struct.pack(">BHHB", 8, height, width, len(planes)) + components
+    dc_table = bytes([0x00]) + bytes([0, 0, 0, 12] + [0] * 12) + bytes(dc_symbols)
+    ac_table = bytes([0x10]) + bytes([0] * 7 + [len(ac_symbols)] + [0] * 8) + bytes(ac_symbols)
+    scan = bytes([len(planes)]) + b"".join(bytes([c + 1, 0]) for c in range(len(planes)))
+    return b"".join([
+        b"\xff\xd8",
+        segment(0xDB, bytes([0]) + bytes([4] * 64)),
+        segment(0xC0, frame),
+        segment(0xC4, dc_table + ac_table),
+        segment(0xDA, scan + bytes([0, 63, 0])),
+        writer.flush(),
+        b"\xff\xd9",
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize("height, width", [(16, 16), (17, 9), (9, 33), (40, 37)])
+@pytest.mark.parametrize(
+    "sampling",
+    [[(1, 2), (1, 1), (1, 1)], [(2, 1), (1, 1), (1, 1)], [(2, 2), (1, 2), (2, 1)],
+     [(4, 1), (1, 1), (1, 1)], [(1, 3), (1, 1), (1, 1)], [(1, 1)], [(2, 2)]],
+)  # fmt: skip
+def test_jpeg_any_sampling_like_pillow(
+    height: int, width: int, sampling: list[tuple[int, int]]
+) -> None:
+    """Sampling factors Pillow does not write (4:4:0, whose chroma libjpeg
+    upsamples h1v2; 4:1:1 and 1x3, box-upsampled; a gray image with factors 2x2),
+    in streams encoded above."""
+    hmax, vmax = max(h for h, _ in sampling), max(v for _, v in sampling)
+    planes = [pixels(-(-height * v // vmax), -(-width * h // hmax), 1)[..., 0] for h, v in sampling]
+    pillow_case_bytes(jpeg(planes, sampling, height, width), str(sampling))
 
 
 @pytest.mark.parametrize("height, width", SIZES)
