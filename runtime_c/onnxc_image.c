@@ -5,8 +5,8 @@
  * Formats: BMP (uncompressed 1/4/8-bit paletted, 24 and 32-bit, bottom-up or
  * top-down), PNM (P2, P3, P5, P6 with maxval 255), TIFF (8-bit gray, gray +
  * alpha, RGB, RGBA; uncompressed or PackBits; strips; either byte order), PNG
- * (gray and palette of 1, 2, 4 or 8 bits, 8-bit gray + alpha, RGB, RGBA; not
- * interlaced) and baseline
+ * (gray and palette of 1, 2, 4 or 8 bits; gray + alpha, RGB and RGBA of 8 or
+ * 16 bits; interlaced or not) and baseline
  * Huffman JPEG (gray or YCbCr, any integral sampling factors, restart
  * markers). JPEG decodes as libjpeg does by default (the "islow" integer
  * IDCT, "fancy" triangle upsampling of h2v1, h1v2 and h2v2 chroma, its
@@ -607,23 +607,40 @@ static int inflate_zlib(inflater *z) {
 }
 
 typedef struct {
-  unsigned type, channels, depth;
+  unsigned type, channels, depth, passes;
   uint64_t first_chunk; /* the chunk after IHDR */
-  uint64_t stride;      /* bytes of a line, without its filter byte */
+  uint64_t raw;         /* bytes of the inflated lines, filter bytes included */
 } png_info;
+
+/* The passes as (x0, y0, dx, dy): Adam7's seven of an interlaced image, else
+ * the first of `whole`. */
+static const uint8_t adam7[7][4] = {{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4},
+                                    {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}};
+static const uint8_t whole[1][4] = {{0, 0, 1, 1}};
+
+/* How many of 0 .. size - 1 a pass starting at `start` in steps of `step` meets. */
+static uint32_t pass_size(uint32_t size, unsigned start, unsigned step) {
+  return size > start ? (size - start + step - 1) / step : 0;
+}
+
+/* Bytes of a line of `width` pixels, without its filter byte. */
+static uint64_t png_line(const png_info *p, uint32_t width) {
+  return ((uint64_t)width * p->channels * p->depth + 7) / 8;
+}
 
 static int png_parse(const stream *st, header *h, png_info *p) {
   uint32_t w, raw_h;
+  unsigned k, interlace;
+  int packed_ok, wide_ok;
+  const uint8_t(*passes)[4];
   if (st->n < 33 || !same_bytes(st->s, "\211PNG\r\n\032\n", 8)) return 0;
   if (be32(st, 8) != 13 || be32(st, 12) != 0x49484452u) return 0;
   w = be32(st, 16);
   raw_h = be32(st, 20);
-  p->type = at8(st, 25);
   p->depth = at8(st, 24);
-  if (!side_ok(w) || !side_ok(raw_h) || at8(st, 26) || at8(st, 27) || at8(st, 28)) return 0;
-  if (p->depth != 8 && !((p->type == 0 || p->type == 3) &&
-                         (p->depth == 1 || p->depth == 2 || p->depth == 4)))
-    return 0;
+  p->type = at8(st, 25);
+  interlace = at8(st, 28);
+  if (!side_ok(w) || !side_ok(raw_h) || at8(st, 26) || at8(st, 27) || interlace > 1) return 0;
   switch (p->type) {
     case 0: p->channels = 1; break;
     case 2: p->channels = 3; break;
@@ -632,11 +649,23 @@ static int png_parse(const stream *st, header *h, png_info *p) {
     case 6: p->channels = 4; break;
     default: return 0;
   }
+  /* 8 bits; 1, 2 or 4 for gray and palette; 16 (read as their high byte,
+   * as Pillow does) for RGB, RGBA and gray + alpha */
+  packed_ok = (p->type == 0 || p->type == 3) && (p->depth == 1 || p->depth == 2 || p->depth == 4);
+  wide_ok = p->type != 0 && p->type != 3 && p->depth == 16;
+  if (p->depth != 8 && !packed_ok && !wide_ok) return 0;
   p->first_chunk = 33;
+  p->passes = interlace ? 7 : 1;
+  passes = interlace ? adam7 : whole;
+  p->raw = 0;
+  for (k = 0; k < p->passes; ++k) {
+    uint32_t pass_w = pass_size(w, passes[k][0], passes[k][2]);
+    uint32_t pass_h = pass_size(raw_h, passes[k][1], passes[k][3]);
+    if (pass_w && pass_h) p->raw += (png_line(p, pass_w) + 1) * pass_h;
+  }
   h->width = w;
   h->height = raw_h;
-  p->stride = ((uint64_t)w * p->channels * p->depth + 7) / 8;
-  h->work = (p->stride + 1) * raw_h + sizeof(inflater) + ALIGN;
+  h->work = p->raw + sizeof(inflater) + ALIGN;
   return 1;
 }
 
@@ -648,13 +677,62 @@ static unsigned paeth(unsigned a, unsigned b, unsigned c) {
   return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
 }
 
+/* Undoes the filters of `rows` lines of `stride` bytes (each after its filter
+ * byte) at `raw`, `bpp` bytes a pixel. */
+static int png_unfilter(uint8_t *raw, uint64_t stride, uint32_t rows, unsigned bpp) {
+  uint64_t x;
+  uint32_t y;
+  for (y = 0; y < rows; ++y) {
+    uint8_t *row = raw + y * (stride + 1), *line = row + 1;
+    const uint8_t *prior = y ? row - stride : NULL; /* the previous line, unfiltered */
+    unsigned filter = row[0];
+    if (filter > 4) return 0;
+    for (x = 0; x < stride; ++x) {
+      unsigned a = x >= bpp ? line[x - bpp] : 0, b = prior ? prior[x] : 0;
+      unsigned c = prior && x >= bpp ? prior[x - bpp] : 0, add = 0;
+      if (filter == 1) add = a;
+      if (filter == 2) add = b;
+      if (filter == 3) add = (a + b) / 2;
+      if (filter == 4) add = paeth(a, b, c);
+      line[x] = (uint8_t)(line[x] + add);
+    }
+  }
+  return 1;
+}
+
+/* Pixel `x` of an unfiltered line into output pixel `i`. */
+static void png_pixel(const png_info *p, const inflater *z, const uint8_t *line, uint32_t x,
+                      uint8_t *out, size_t i, int format) {
+  unsigned step = p->depth / 8; /* bytes a sample, 0 when packed */
+  const uint8_t *q = line + (uint64_t)x * p->channels * step;
+  unsigned v = q[0];
+  if (p->depth < 8) { /* packed samples, most significant first */
+    uint64_t bit = (uint64_t)x * p->depth;
+    v = (line[bit / 8] >> (8 - p->depth - (unsigned)(bit % 8))) & ((1u << p->depth) - 1u);
+  }
+  if (p->type == 2 || p->type == 6) {
+    put_rgb(out, i, format, q[0], q[step], q[2 * step]);
+  } else if (p->type == 3) {
+    const uint8_t *c = z->palette + 3u * v;
+    if (v >= z->colors) {
+      put_rgb(out, i, format, 0, 0, 0);
+    } else {
+      put_rgb(out, i, format, c[0], c[1], c[2]);
+    }
+  } else {
+    put_gray(out, i, format, p->depth < 8 ? v * 255u / ((1u << p->depth) - 1u) : v);
+  }
+}
+
 static int png_decode(const stream *st, const header *h, uint8_t *out, uint8_t *work,
                       int format) {
   png_info p;
   header again;
   inflater *z = (inflater *)(void *)work;
-  uint64_t chunk, stride, x, y;
+  uint64_t chunk, at = 0;
   uint8_t *raw = work + (sizeof(inflater) + ALIGN - 1) / ALIGN * ALIGN;
+  const uint8_t(*passes)[4];
+  unsigned k;
   if (!png_parse(st, &again, &p)) return 0;
   fill_bytes(z, 0, sizeof *z);
   z->st = st;
@@ -674,48 +752,26 @@ static int png_decode(const stream *st, const header *h, uint8_t *out, uint8_t *
   if (p.type == 3 && z->colors == 0) return 0;
   z->at = chunk + 8;
   z->left = be32(st, chunk);
-  stride = p.stride;
   z->out = raw;
-  z->size = (stride + 1) * h->height;
+  z->size = p.raw;
   if (!inflate_zlib(z)) return 0;
-  for (y = 0; y < h->height; ++y) {
-    uint8_t *row = raw + y * (stride + 1), *line = row + 1;
-    const uint8_t *prior = y ? row - stride : NULL; /* the previous line, unfiltered */
-    unsigned filter = row[0], bpp = p.depth == 8 ? p.channels : 1;
-    if (filter > 4) return 0;
-    for (x = 0; x < stride; ++x) {
-      unsigned a = x >= bpp ? line[x - bpp] : 0, b = prior ? prior[x] : 0;
-      unsigned c = prior && x >= bpp ? prior[x - bpp] : 0, add = 0;
-      if (filter == 1) add = a;
-      if (filter == 2) add = b;
-      if (filter == 3) add = (a + b) / 2;
-      if (filter == 4) add = paeth(a, b, c);
-      line[x] = (uint8_t)(line[x] + add);
-    }
-  }
-  for (y = 0; y < h->height; ++y) {
-    const uint8_t *line = raw + y * (stride + 1) + 1;
-    for (x = 0; x < h->width; ++x) {
-      const uint8_t *q = line + x * p.channels;
-      size_t i = (size_t)(y * h->width + x);
-      unsigned v = q[0];
-      if (p.depth < 8) { /* packed samples, most significant first */
-        uint64_t bit = x * p.depth;
-        v = (line[bit / 8] >> (8 - p.depth - (unsigned)(bit % 8))) & ((1u << p.depth) - 1u);
-      }
-      if (p.type == 2 || p.type == 6) {
-        put_rgb(out, i, format, q[0], q[1], q[2]);
-      } else if (p.type == 3) {
-        const uint8_t *c = z->palette + 3u * v;
-        if (v >= z->colors) {
-          put_rgb(out, i, format, 0, 0, 0);
-        } else {
-          put_rgb(out, i, format, c[0], c[1], c[2]);
-        }
-      } else {
-        put_gray(out, i, format, v * 255u / ((1u << p.depth) - 1u));
+  passes = p.passes == 7 ? adam7 : whole;
+  for (k = 0; k < p.passes; ++k) {
+    const uint8_t *pass = passes[k];
+    uint32_t pass_w = pass_size(h->width, pass[0], pass[2]);
+    uint32_t pass_h = pass_size(h->height, pass[1], pass[3]), x, y;
+    uint64_t stride = png_line(&p, pass_w);
+    unsigned bpp = p.depth < 8 ? 1 : p.channels * p.depth / 8;
+    if (!pass_w || !pass_h) continue;
+    if (!png_unfilter(raw + at, stride, pass_h, bpp)) return 0;
+    for (y = 0; y < pass_h; ++y) {
+      const uint8_t *line = raw + at + y * (stride + 1) + 1;
+      for (x = 0; x < pass_w; ++x) {
+        uint64_t i = ((uint64_t)y * pass[3] + pass[1]) * h->width + (uint64_t)x * pass[2] + pass[0];
+        png_pixel(&p, z, line, x, out, (size_t)i, format);
       }
     }
+    at += (stride + 1) * pass_h;
   }
   return 1;
 }

@@ -1,11 +1,13 @@
 """ImageDecoder against the frozen data of the ONNX backend cases (made with
-Pillow), against images encoded here (lossless formats written by small
-encoders below: each PNG filter type, stored / fixed / dynamic deflate, BMP
-bottom-up and top-down, TIFF strips, PNM plain and raw), against Pillow's own
-decoding where Pillow is installed (JPEG of odd sizes and every sampling,
-restart markers, paletted and gray variants), on corrupt, truncated and
-unknown streams (an empty [0, 0, C] output, as the spec asks), and the
-generated C with the decoder builds warning-free under strict C99."""
+Pillow); against images written by the small encoders below, whose pixels are
+known (each PNG filter type, stored / fixed / dynamic deflate, Adam7
+interlace, 16-bit samples, palettes; BMP bottom-up and top-down; TIFF strips;
+PNM plain and raw); against Pillow's decoding where Pillow is installed
+(Pillow's own JPEG, PNG, BMP, TIFF and PPM files of odd sizes and modes, JPEG
+restart markers, and JPEGs written below with sampling factors Pillow does not
+write); on corrupt, truncated, hostile and unknown streams (an empty [0, 0, C]
+output, as the spec asks); and the generated C with the decoder builds
+warning-free under strict C99."""
 
 from __future__ import annotations
 
@@ -126,16 +128,14 @@ def png_chunk(kind: bytes, body: bytes) -> bytes:
     return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
 
-def png_filtered(image: np.ndarray, filters: list[int]) -> bytes:
-    """The lines of `image` (H, W, C uint8), line y with filter filters[y]."""
-    height, width, channels = image.shape
-    lines = image.reshape(height, width * channels).astype(np.int32)
+def png_filtered(lines: np.ndarray, bpp: int, filters: list[int]) -> bytes:
+    """`lines` (rows of bytes, `bpp` bytes a pixel), line y with filter filters[y]."""
+    lines = lines.astype(np.int32)
     out = bytearray()
-    for y in range(height):
-        line = lines[y]
+    for y, line in enumerate(lines):
         up = lines[y - 1] if y else np.zeros_like(line)
-        left = np.concatenate([np.zeros(channels, np.int32), line[:-channels]])
-        corner = np.concatenate([np.zeros(channels, np.int32), up[:-channels]])
+        left = np.concatenate([np.zeros(bpp, np.int32), line[:-bpp]])
+        corner = np.concatenate([np.zeros(bpp, np.int32), up[:-bpp]])
         kind = filters[y % len(filters)]
         if kind == 0:
             pred = np.zeros_like(line)
@@ -154,11 +154,32 @@ def png_filtered(image: np.ndarray, filters: list[int]) -> bytes:
     return bytes(out)
 
 
+ADAM7 = [
+    (0, 0, 8, 8),
+    (4, 0, 8, 8),
+    (0, 4, 4, 8),
+    (2, 0, 4, 4),
+    (0, 2, 2, 4),
+    (1, 0, 2, 2),
+    (0, 1, 1, 2),
+]
+
+
 def png(image: np.ndarray, color_type: int, filters: list[int], level: int = 6, **kw: Any) -> bytes:
-    height, width = image.shape[:2]
-    header = struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0)
+    """A PNG of `image` (H, W, C; uint8, or uint16 for 16-bit samples), Adam7
+    interlaced with `interlace=True`, deflated at `level` with `strategy`."""
+    height, width, channels = image.shape
+    depth = 16 if image.dtype == np.uint16 else 8
+    interlace = kw.get("interlace", False)
+    header = struct.pack(">IIBBBBB", width, height, depth, color_type, 0, 0, int(interlace))
+    raw = b""
+    for x0, y0, dx, dy in ADAM7 if interlace else [(0, 0, 1, 1)]:
+        part = image[y0::dy, x0::dx]
+        if part.size:
+            lines = part.astype(">u2" if depth == 16 else np.uint8).view(np.uint8)
+            raw += png_filtered(lines.reshape(part.shape[0], -1), channels * depth // 8, filters)
     packed = zlib.compressobj(level, zlib.DEFLATED, 15, 9, kw.get("strategy", 0))
-    data = packed.compress(png_filtered(image, filters)) + packed.flush()
+    data = packed.compress(raw) + packed.flush()
     chunks = [png_chunk(b"IHDR", header)]
     if "palette" in kw:
         chunks.append(png_chunk(b"PLTE", kw["palette"].tobytes()))
@@ -189,6 +210,24 @@ def test_png_gray_and_palette() -> None:
     palette = RNG.integers(0, 256, (16, 3)).astype(np.uint8)
     index = RNG.integers(0, 16, (6, 5, 1)).astype(np.uint8)
     assert_decodes(png(index, 3, [0, 3], palette=palette), palette[index[..., 0]])
+
+
+@pytest.mark.parametrize("height, width", [(1, 1), (3, 2), (9, 17), (17, 9), (8, 8)])
+def test_png_interlaced_and_16_bit(height: int, width: int) -> None:
+    image = pixels(height, width, 4)
+    assert_decodes(png(image, 6, [4, 0, 1], interlace=True), image[..., :3])
+    gray = pixels(height, width, 1)
+    assert_decodes(png(gray, 0, [2], interlace=True), np.repeat(gray, 3, axis=2))
+    wide = RNG.integers(0, 65536, (height, width, 3)).astype(np.uint16)
+    high = (wide >> 8).astype(np.uint8)  # Pillow reads 16-bit samples as their high byte
+    assert_decodes(png(wide, 2, [1, 4]), high)
+    assert_decodes(png(wide, 2, [3], interlace=True), high)
+
+
+def test_png_16_bit_interlaced_like_pillow() -> None:
+    wide = RNG.integers(0, 65536, (13, 11, 4)).astype(np.uint16)
+    pillow_case_bytes(png(wide, 6, [1, 4], interlace=True))
+    pillow_case_bytes(png(wide[..., :2], 4, [2], interlace=True))
 
 
 def bmp(image: np.ndarray, bits: int = 24, top_down: bool = False) -> bytes:

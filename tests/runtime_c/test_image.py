@@ -78,6 +78,9 @@ def test_hostile_streams_under_sanitizers(tmp_path: Path) -> None:
     for name in ("jpeg_rgb", "png_rgb", "tiff_rgb", "bmp_rgb", "pnm_rgb", "webp_rgb"):
         data = frozen_stream(name)
         streams += [data, b""] + [data[:cut] for cut in range(0, len(data), 7)]
+        for at in range(min(len(data), 64)):  # every header byte set to extreme values
+            for value in (0, 1, 0x7F, 0x80, 0xFF):
+                streams.append(data[:at] + bytes([value]) + data[at + 1 :])
         for _ in range(400):
             mutated = bytearray(data)
             for _ in range(int(rng.integers(1, 6))):
