@@ -4,7 +4,8 @@
  * Compiled only into models that decode images (declared in onnxc_runtime.h).
  * Formats: BMP (uncompressed 1/4/8-bit paletted, 24 and 32-bit, bottom-up or
  * top-down), PNM (P2, P3, P5, P6 with maxval 255), TIFF (8-bit gray, gray +
- * alpha, RGB, RGBA; uncompressed or PackBits; strips; either byte order), PNG
+ * alpha, RGB, RGBA; uncompressed, PackBits, LZW or Deflate, with or without the
+ * horizontal predictor; strips; either byte order), PNG
  * (gray and palette of 1, 2, 4 or 8 bits; gray + alpha, RGB and RGBA of 8 or
  * 16 bits; interlaced or not) and baseline
  * Huffman JPEG (gray or YCbCr, any integral sampling factors, restart
@@ -260,155 +261,6 @@ static int pnm_decode(const stream *st, const header *h, uint8_t *out, int forma
   return 1;
 }
 
-/* ---- TIFF ---------------------------------------------------------------- */
-
-typedef struct {
-  int big;                  /* big-endian ("MM") */
-  uint64_t offsets, counts; /* tag entries of the strip offsets and byte counts */
-  uint32_t strips, per_strip, compression, photometric, samples;
-} tiff_info;
-
-static uint32_t t16(const stream *st, const tiff_info *t, uint64_t at) {
-  return t->big ? be16(st, at) : le16(st, at);
-}
-static uint32_t t32(const stream *st, const tiff_info *t, uint64_t at) {
-  return t->big ? be32(st, at) : le32(st, at);
-}
-
-/* Value `k` of the SHORT or LONG tag entry at `entry`; 0 past its count. */
-static int tiff_value(const stream *st, const tiff_info *t, uint64_t entry, uint32_t k,
-                      uint32_t *value) {
-  uint32_t type = t16(st, t, entry + 2), count = t32(st, t, entry + 4);
-  uint64_t size = type == 3 ? 2 : 4, base;
-  if ((type != 3 && type != 4) || k >= count) return 0;
-  base = size * count <= 4 ? entry + 8 : t32(st, t, entry + 8);
-  if (!holds(st, base + size * k, size)) return 0;
-  *value = size == 2 ? t16(st, t, base + size * k) : t32(st, t, base + size * k);
-  return 1;
-}
-
-static int tiff_parse(const stream *st, header *h, tiff_info *t) {
-  uint64_t ifd, entry;
-  uint32_t count, k, w = 0, raw_h = 0, planar = 1, predictor = 1;
-  int have_offsets = 0;
-  if (st->n < 8) return 0;
-  if (st->s[0] == 'I' && st->s[1] == 'I') {
-    t->big = 0;
-  } else if (st->s[0] == 'M' && st->s[1] == 'M') {
-    t->big = 1;
-  } else {
-    return 0;
-  }
-  if (t16(st, t, 2) != 42) return 0;
-  ifd = t32(st, t, 4);
-  count = t16(st, t, ifd);
-  if (!holds(st, ifd, 2 + 12 * (uint64_t)count)) return 0;
-  t->compression = 1;
-  t->photometric = 99;
-  t->samples = 1;
-  t->per_strip = 0xFFFFFFFFu;
-  t->counts = 0;
-  for (k = 0; k < count; ++k) {
-    uint32_t tag, value = 0;
-    entry = ifd + 2 + 12 * (uint64_t)k;
-    tag = t16(st, t, entry);
-    if (tag == 273) {
-      t->offsets = entry;
-      have_offsets = 1;
-      continue;
-    }
-    if (tag == 279) {
-      t->counts = entry;
-      continue;
-    }
-    if (tag == 258) { /* every sample 8 bits */
-      uint32_t j, n = t32(st, t, entry + 4);
-      for (j = 0; j < n && j < 8; ++j) {
-        if (!tiff_value(st, t, entry, j, &value) || value != 8) return 0;
-      }
-      continue;
-    }
-    if (tag != 256 && tag != 257 && tag != 259 && tag != 262 && tag != 277 && tag != 278 &&
-        tag != 284 && tag != 317)
-      continue;
-    if (!tiff_value(st, t, entry, 0, &value)) return 0;
-    if (tag == 256) w = value;
-    if (tag == 257) raw_h = value;
-    if (tag == 259) t->compression = value;
-    if (tag == 262) t->photometric = value;
-    if (tag == 277) t->samples = value;
-    if (tag == 278) t->per_strip = value;
-    if (tag == 284) planar = value;
-    if (tag == 317) predictor = value;
-  }
-  if (!have_offsets || !side_ok(w) || !side_ok(raw_h) || planar != 1 || predictor != 1) return 0;
-  if (t->compression != 1 && t->compression != 32773) return 0;
-  if (t->photometric == 2 ? t->samples != 3 && t->samples != 4
-                          : t->photometric > 1 || t->samples < 1 || t->samples > 2)
-    return 0;
-  if (t->per_strip == 0 || t->per_strip > raw_h) t->per_strip = raw_h;
-  t->strips = (raw_h + t->per_strip - 1) / t->per_strip;
-  h->width = w;
-  h->height = raw_h;
-  h->work = (uint64_t)w * raw_h * t->samples;
-  return 1;
-}
-
-/* PackBits: `count` bytes at `at` into exactly `size` bytes at `to`. */
-static int packbits(const stream *st, uint64_t at, uint64_t count, uint8_t *to, uint64_t size) {
-  uint64_t end = at + count, done = 0;
-  while (done < size) {
-    unsigned n;
-    if (at >= end) return 0;
-    n = at8(st, at++);
-    if (n < 128) {
-      if (!holds(st, at, n + 1u) || at + n + 1 > end || done + n + 1 > size) return 0;
-      copy_bytes(to + done, st->s + at, n + 1u);
-      at += n + 1u;
-      done += n + 1u;
-    } else if (n > 128) {
-      unsigned repeat = 257u - n;
-      if (at >= end || done + repeat > size) return 0;
-      fill_bytes(to + done, at8(st, at++), repeat);
-      done += repeat;
-    }
-  }
-  return 1;
-}
-
-static int tiff_decode(const stream *st, const header *h, uint8_t *out, uint8_t *work,
-                       int format) {
-  tiff_info t;
-  header again;
-  uint32_t k;
-  uint64_t row_bytes, i, count = (uint64_t)h->height * h->width;
-  if (!tiff_parse(st, &again, &t)) return 0;
-  row_bytes = (uint64_t)h->width * t.samples;
-  for (k = 0; k < t.strips; ++k) {
-    uint32_t first = k * t.per_strip, offset, bytes;
-    uint32_t rows = h->height - first < t.per_strip ? h->height - first : t.per_strip;
-    uint64_t size = row_bytes * rows;
-    if (!tiff_value(st, &t, t.offsets, k, &offset)) return 0;
-    if (t.compression == 1) {
-      if (!holds(st, offset, size)) return 0;
-      copy_bytes(work + row_bytes * first, st->s + offset, (size_t)size);
-    } else {
-      if (!t.counts || !tiff_value(st, &t, t.counts, k, &bytes)) return 0;
-      if (!holds(st, offset, bytes)) return 0;
-      if (!packbits(st, offset, bytes, work + row_bytes * first, size)) return 0;
-    }
-  }
-  for (i = 0; i < count; ++i) {
-    const uint8_t *p = work + i * t.samples;
-    if (t.photometric == 2) {
-      put_rgb(out, (size_t)i, format, p[0], p[1], p[2]);
-    } else {
-      put_gray(out, (size_t)i, format, t.photometric == 0 ? 255u - p[0] : p[0]);
-    }
-  }
-  return 1;
-}
-
 /* ---- PNG: chunks, inflate, filters ------------------------------------- */
 
 typedef struct {
@@ -419,7 +271,8 @@ typedef struct {
 typedef struct {
   const stream *st;
   uint64_t at;   /* the next byte */
-  uint64_t left; /* bytes of the current IDAT chunk from `at` */
+  uint64_t left; /* bytes of the current IDAT chunk (or of a TIFF strip) from `at` */
+  int contiguous; /* a TIFF strip: no chunk follows */
   uint32_t bits;
   unsigned nbits;
   int bad;
@@ -435,6 +288,10 @@ static unsigned next_byte(inflater *z) {
   while (z->left == 0) {
     const stream *st = z->st;
     uint64_t chunk = z->at + 4; /* past the CRC */
+    if (z->contiguous) {
+      z->bad = 1;
+      return 0;
+    }
     uint32_t length = be32(st, chunk);
     if (!holds(st, chunk, 12 + (uint64_t)length) || be32(st, chunk + 4) != 0x49444154u) {
       z->bad = 1;
@@ -772,6 +629,247 @@ static int png_decode(const stream *st, const header *h, uint8_t *out, uint8_t *
       }
     }
     at += (stride + 1) * pass_h;
+  }
+  return 1;
+}
+
+/* ---- TIFF ---------------------------------------------------------------- */
+
+typedef struct {
+  int big;                  /* big-endian ("MM") */
+  uint64_t offsets, counts; /* tag entries of the strip offsets and byte counts */
+  uint32_t strips, per_strip, compression, photometric, samples, predictor;
+} tiff_info;
+
+/* The work area of a TIFF: the decoder's state, then the samples. */
+typedef struct {
+  union {
+    inflater z;
+    struct {
+      uint16_t prefix[4096], length[4096];
+      uint8_t suffix[4096], first[4096];
+    } lzw;
+  } u;
+} tiff_work;
+
+#define TIFF_SAMPLES ((sizeof(tiff_work) + ALIGN - 1) / ALIGN * ALIGN)
+
+static uint32_t t16(const stream *st, const tiff_info *t, uint64_t at) {
+  return t->big ? be16(st, at) : le16(st, at);
+}
+static uint32_t t32(const stream *st, const tiff_info *t, uint64_t at) {
+  return t->big ? be32(st, at) : le32(st, at);
+}
+
+/* Value `k` of the SHORT or LONG tag entry at `entry`; 0 past its count. */
+static int tiff_value(const stream *st, const tiff_info *t, uint64_t entry, uint32_t k,
+                      uint32_t *value) {
+  uint32_t type = t16(st, t, entry + 2), count = t32(st, t, entry + 4);
+  uint64_t size = type == 3 ? 2 : 4, base;
+  if ((type != 3 && type != 4) || k >= count) return 0;
+  base = size * count <= 4 ? entry + 8 : t32(st, t, entry + 8);
+  if (!holds(st, base + size * k, size)) return 0;
+  *value = size == 2 ? t16(st, t, base + size * k) : t32(st, t, base + size * k);
+  return 1;
+}
+
+static int tiff_parse(const stream *st, header *h, tiff_info *t) {
+  uint64_t ifd, entry;
+  uint32_t count, k, w = 0, raw_h = 0, planar = 1;
+  int have_offsets = 0;
+  if (st->n < 8) return 0;
+  if (st->s[0] == 'I' && st->s[1] == 'I') {
+    t->big = 0;
+  } else if (st->s[0] == 'M' && st->s[1] == 'M') {
+    t->big = 1;
+  } else {
+    return 0;
+  }
+  if (t16(st, t, 2) != 42) return 0;
+  ifd = t32(st, t, 4);
+  count = t16(st, t, ifd);
+  if (!holds(st, ifd, 2 + 12 * (uint64_t)count)) return 0;
+  t->compression = 1;
+  t->photometric = 99;
+  t->samples = 1;
+  t->per_strip = 0xFFFFFFFFu;
+  t->counts = 0;
+  t->predictor = 1;
+  for (k = 0; k < count; ++k) {
+    uint32_t tag, value = 0;
+    entry = ifd + 2 + 12 * (uint64_t)k;
+    tag = t16(st, t, entry);
+    if (tag == 273) {
+      t->offsets = entry;
+      have_offsets = 1;
+      continue;
+    }
+    if (tag == 279) {
+      t->counts = entry;
+      continue;
+    }
+    if (tag == 258) { /* every sample 8 bits */
+      uint32_t j, n = t32(st, t, entry + 4);
+      for (j = 0; j < n && j < 8; ++j) {
+        if (!tiff_value(st, t, entry, j, &value) || value != 8) return 0;
+      }
+      continue;
+    }
+    if (tag != 256 && tag != 257 && tag != 259 && tag != 262 && tag != 277 && tag != 278 &&
+        tag != 284 && tag != 317)
+      continue;
+    if (!tiff_value(st, t, entry, 0, &value)) return 0;
+    if (tag == 256) w = value;
+    if (tag == 257) raw_h = value;
+    if (tag == 259) t->compression = value;
+    if (tag == 262) t->photometric = value;
+    if (tag == 277) t->samples = value;
+    if (tag == 278) t->per_strip = value;
+    if (tag == 284) planar = value;
+    if (tag == 317) t->predictor = value;
+  }
+  if (!have_offsets || !side_ok(w) || !side_ok(raw_h) || planar != 1) return 0;
+  if (t->predictor != 1 && t->predictor != 2) return 0;
+  if (t->compression != 1 && t->compression != 5 && t->compression != 8 &&
+      t->compression != 32773 && t->compression != 32946)
+    return 0;
+  if (t->photometric == 2 ? t->samples != 3 && t->samples != 4
+                          : t->photometric > 1 || t->samples < 1 || t->samples > 2)
+    return 0;
+  if (t->per_strip == 0 || t->per_strip > raw_h) t->per_strip = raw_h;
+  t->strips = (raw_h + t->per_strip - 1) / t->per_strip;
+  h->width = w;
+  h->height = raw_h;
+  h->work = TIFF_SAMPLES + (uint64_t)w * raw_h * t->samples;
+  return 1;
+}
+
+/* PackBits: `count` bytes at `at` into exactly `size` bytes at `to`. */
+static int packbits(const stream *st, uint64_t at, uint64_t count, uint8_t *to, uint64_t size) {
+  uint64_t end = at + count, done = 0;
+  while (done < size) {
+    unsigned n;
+    if (at >= end) return 0;
+    n = at8(st, at++);
+    if (n < 128) {
+      if (!holds(st, at, n + 1u) || at + n + 1 > end || done + n + 1 > size) return 0;
+      copy_bytes(to + done, st->s + at, n + 1u);
+      at += n + 1u;
+      done += n + 1u;
+    } else if (n > 128) {
+      unsigned repeat = 257u - n;
+      if (at >= end || done + repeat > size) return 0;
+      fill_bytes(to + done, at8(st, at++), repeat);
+      done += repeat;
+    }
+  }
+  return 1;
+}
+
+/* TIFF's LZW: `count` bytes at `at` into exactly `size` bytes at `to`; codes
+ * of 9 to 12 bits, most significant bit first, widened one code early. */
+static int lzw(const stream *st, uint64_t at, uint64_t count, uint8_t *to, uint64_t size,
+               tiff_work *work) {
+  uint16_t *prefix = work->u.lzw.prefix, *length = work->u.lzw.length;
+  uint8_t *suffix = work->u.lzw.suffix, *first = work->u.lzw.first;
+  uint64_t end = at + count, done = 0, bit = at * 8;
+  unsigned next = 258, width = 9, k;
+  int previous = -1;
+  if (count >= 2 && at8(st, at) == 0 && (at8(st, at + 1) & 1)) return 0; /* old-style LZW */
+  for (k = 0; k < 256; ++k) {
+    length[k] = 1;
+    suffix[k] = first[k] = (uint8_t)k;
+  }
+  while (done < size) {
+    unsigned code = 0, n;
+    if (bit + width > end * 8) return 0;
+    for (n = 0; n < width; ++n, ++bit) code = code << 1 | ((at8(st, bit / 8) >> (7 - bit % 8)) & 1u);
+    if (code == 257) break;
+    if (code == 256) {
+      next = 258;
+      width = 9;
+      previous = -1;
+      continue;
+    }
+    if (previous >= 0 && next < 4096) { /* the new entry: previous + a first byte */
+      if (code > next) return 0;
+      prefix[next] = (uint16_t)previous;
+      length[next] = (uint16_t)(length[previous] + 1);
+      first[next] = first[previous];
+      suffix[next] = code == next ? first[previous] : first[code];
+      ++next;
+      if (next == (1u << width) - 1 && width < 12) ++width;
+    } else if (previous < 0 && code > 255) {
+      return 0;
+    } else if (code >= next) {
+      return 0;
+    }
+    { /* the string of `code`, written from its end back */
+      unsigned c = code, span = length[code];
+      uint64_t k2;
+      for (k2 = span; k2 > 0; --k2) {
+        if (done + k2 - 1 < size) to[done + k2 - 1] = suffix[c];
+        c = prefix[c];
+      }
+      done = done + span < size ? done + span : size;
+    }
+    previous = (int)code;
+  }
+  return done == size;
+}
+
+static int tiff_decode(const stream *st, const header *h, uint8_t *out, uint8_t *work_area,
+                       int format) {
+  tiff_info t;
+  header again;
+  uint32_t k;
+  uint64_t row_bytes, i, count = (uint64_t)h->height * h->width;
+  tiff_work *state = (tiff_work *)(void *)work_area;
+  uint8_t *work = work_area + TIFF_SAMPLES;
+  if (!tiff_parse(st, &again, &t)) return 0;
+  row_bytes = (uint64_t)h->width * t.samples;
+  for (k = 0; k < t.strips; ++k) {
+    uint32_t first = k * t.per_strip, offset, bytes;
+    uint32_t rows = h->height - first < t.per_strip ? h->height - first : t.per_strip;
+    uint64_t size = row_bytes * rows;
+    if (!tiff_value(st, &t, t.offsets, k, &offset)) return 0;
+    if (t.compression == 1) {
+      if (!holds(st, offset, size)) return 0;
+      copy_bytes(work + row_bytes * first, st->s + offset, (size_t)size);
+      continue;
+    }
+    if (!t.counts || !tiff_value(st, &t, t.counts, k, &bytes)) return 0;
+    if (!holds(st, offset, bytes)) return 0;
+    if (t.compression == 32773) {
+      if (!packbits(st, offset, bytes, work + row_bytes * first, size)) return 0;
+    } else if (t.compression == 5) {
+      if (!lzw(st, offset, bytes, work + row_bytes * first, size, state)) return 0;
+    } else { /* zlib */
+      inflater *z = &state->u.z;
+      fill_bytes(z, 0, sizeof *z);
+      z->st = st;
+      z->at = offset;
+      z->left = bytes;
+      z->contiguous = 1;
+      z->out = work + row_bytes * first;
+      z->size = size;
+      if (!inflate_zlib(z)) return 0;
+    }
+  }
+  if (t.predictor == 2) { /* horizontal differencing: each sample after the pixel before */
+    for (i = 0; i < h->height; ++i) {
+      uint8_t *row = work + i * row_bytes;
+      uint64_t x;
+      for (x = t.samples; x < row_bytes; ++x) row[x] = (uint8_t)(row[x] + row[x - t.samples]);
+    }
+  }
+  for (i = 0; i < count; ++i) {
+    const uint8_t *p = work + i * t.samples;
+    if (t.photometric == 2) {
+      put_rgb(out, (size_t)i, format, p[0], p[1], p[2]);
+    } else {
+      put_gray(out, (size_t)i, format, t.photometric == 0 ? 255u - p[0] : p[0]);
+    }
   }
   return 1;
 }

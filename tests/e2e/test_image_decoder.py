@@ -1,7 +1,8 @@
 """ImageDecoder against the frozen data of the ONNX backend cases (made with
 Pillow); against images written by the small encoders below, whose pixels are
 known (each PNG filter type, stored / fixed / dynamic deflate, Adam7
-interlace, 16-bit samples, palettes; BMP bottom-up and top-down; TIFF strips;
+interlace, 16-bit samples, palettes; BMP bottom-up and top-down; TIFF strips,
+Deflate and the horizontal predictor;
 PNM plain and raw); against Pillow's decoding where Pillow is installed
 (Pillow's own JPEG, PNG, BMP, TIFF and PPM files of odd sizes and modes, JPEG
 restart markers, and JPEGs written below with sampling factors Pillow does not
@@ -263,11 +264,18 @@ def test_pnm_raw_and_plain() -> None:
     assert_decodes(b"P3\n5 4\n255\n" + plain + b"\n", image)
 
 
-def tiff(image: np.ndarray, rows_per_strip: int) -> bytes:
-    """A little-endian uncompressed TIFF of `image` in strips of `rows_per_strip`."""
+def tiff(image: np.ndarray, rows_per_strip: int, deflate: bool = False) -> bytes:
+    """A little-endian TIFF of `image` in strips of `rows_per_strip`:
+    uncompressed, or with `deflate` zlib-compressed after the horizontal
+    predictor."""
     height, width, channels = image.shape
+    if deflate:  # each sample less the one a pixel before it
+        image = image.copy()
+        image[:, 1:] -= image[:, :-1].copy()
     strips = [image[y : y + rows_per_strip].tobytes() for y in range(0, height, rows_per_strip)]
-    count = 10
+    if deflate:
+        strips = [zlib.compress(strip) for strip in strips]
+    count = 11 if deflate else 10
     arrays = bytearray()  # the values too long for their entry, after the IFD
     arrays_at = 8 + 2 + 12 * count + 4
 
@@ -286,13 +294,14 @@ def tiff(image: np.ndarray, rows_per_strip: int) -> bytes:
         entry(256, 3, [width]),
         entry(257, 3, [height]),
         entry(258, 3, [8] * channels),
-        entry(259, 3, [1]),
+        entry(259, 3, [8 if deflate else 1]),
         entry(262, 3, [2 if channels >= 3 else 1]),
         entry(273, 4, offsets),
         entry(277, 3, [channels]),
         entry(278, 3, [rows_per_strip]),
         entry(279, 4, [len(s) for s in strips]),
         entry(284, 3, [1]),
+        *([entry(317, 3, [2])] if deflate else []),
     ]
     head = b"II*\0" + struct.pack("<IH", 8, count) + b"".join(table) + bytes(4)
     body = bytes(arrays).ljust(data_at - arrays_at, b"\0")
@@ -300,10 +309,11 @@ def tiff(image: np.ndarray, rows_per_strip: int) -> bytes:
 
 
 @pytest.mark.parametrize("channels, rows_per_strip", [(3, 3), (3, 100), (1, 2), (4, 5)])
-def test_tiff_strips(channels: int, rows_per_strip: int) -> None:
+@pytest.mark.parametrize("deflate", [False, True])
+def test_tiff_strips(channels: int, rows_per_strip: int, deflate: bool) -> None:
     image = pixels(11, 6, channels)
     want = image[..., :3] if channels >= 3 else np.repeat(image, 3, axis=2)
-    assert_decodes(tiff(image, rows_per_strip), want)
+    assert_decodes(tiff(image, rows_per_strip, deflate), want)
 
 
 # --- against Pillow ---------------------------------------------------------------
@@ -486,8 +496,8 @@ def test_lossless_formats_like_pillow(height: int, width: int) -> None:
         if mode in ("RGB", "L"):
             pillow_case(variant, format="PPM")
         if mode in ("RGB", "L", "RGBA"):
-            pillow_case(variant, format="TIFF")
-            pillow_case(variant, format="TIFF", compression="packbits")
+            for compression in (None, "packbits", "tiff_lzw", "tiff_adobe_deflate"):
+                pillow_case(variant, format="TIFF", compression=compression)
 
 
 # --- streams that are no image ------------------------------------------------------

@@ -17,6 +17,7 @@ import pytest
 from onnx.backend.test.case.node import _image_decoder_data as frozen
 
 from onnxc.runtime_c import runtime_dir
+from tests.e2e.test_image_decoder import jpeg, pixels, png, tiff
 
 # Reads streams framed as a 4-byte little-endian length and the bytes, from
 # stdin; prints "ok height width" for each, decoding into exactly the scratch
@@ -75,8 +76,14 @@ def test_hostile_streams_under_sanitizers(tmp_path: Path) -> None:
     program = build(tmp_path)
     rng = np.random.default_rng(3)
     streams: list[bytes] = []
-    for name in ("jpeg_rgb", "png_rgb", "tiff_rgb", "bmp_rgb", "pnm_rgb", "webp_rgb"):
-        data = frozen_stream(name)
+    names = ("jpeg_rgb", "png_rgb", "tiff_rgb", "bmp_rgb", "pnm_rgb", "webp_rgb")
+    encoded = [  # interlaced 16-bit PNG, Deflate TIFF with the predictor, 4:4:0 JPEG
+        png(rng.integers(0, 65536, (9, 7, 4)).astype(np.uint16), 6, [4, 1], interlace=True),
+        tiff(pixels(9, 7, 3), 4, deflate=True),
+        jpeg([pixels(9, 7, 1)[..., 0], pixels(5, 7, 1)[..., 0], pixels(5, 7, 1)[..., 0]],
+             [(1, 2), (1, 1), (1, 1)], 9, 7),
+    ]  # fmt: skip
+    for data in [*(frozen_stream(name) for name in names), *encoded]:
         streams += [data, b""] + [data[:cut] for cut in range(0, len(data), 7)]
         for at in range(min(len(data), 64)):  # every header byte set to extreme values
             for value in (0, 1, 0x7F, 0x80, 0xFF):
