@@ -488,10 +488,10 @@ def test_jpeg_any_sampling_like_pillow(
 def test_lossless_formats_like_pillow(height: int, width: int) -> None:
     pil = pytest.importorskip("PIL.Image")
     image = pil.fromarray(pixels(height, width))
-    for mode in ("RGB", "L", "RGBA", "LA", "P"):
+    for mode in ("RGB", "L", "RGBA", "LA", "P", "1"):
         variant = image.quantize(13) if mode == "P" else image.convert(mode)
         pillow_case(variant, format="PNG")
-        if mode in ("RGB", "L", "P"):
+        if mode != "LA":
             pillow_case(variant, format="BMP")
         if mode in ("RGB", "L"):
             pillow_case(variant, format="PPM")
