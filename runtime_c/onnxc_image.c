@@ -2,24 +2,31 @@
  * onnxc_image.c - the image decoder of the ImageDecoder operator.
  *
  * Compiled only into models that decode images (declared in onnxc_runtime.h).
- * Formats: BMP (uncompressed 1/4/8-bit paletted, 24 and 32-bit, bottom-up or
- * top-down), PNM (P2, P3, P5, P6 with maxval 255), TIFF (8-bit gray, gray +
- * alpha, RGB, RGBA; uncompressed, PackBits, LZW or Deflate, with or without the
- * horizontal predictor; strips; either byte order), PNG
- * (gray and palette of 1, 2, 4 or 8 bits; gray + alpha, RGB and RGBA of 8 or
- * 16 bits; interlaced or not) and baseline
- * Huffman JPEG (gray or YCbCr, any integral sampling factors, restart
- * markers). JPEG decodes as libjpeg does by default (the "islow" integer
- * IDCT, "fancy" triangle upsampling of h2v1, h1v2 and h2v2 chroma, its
- * fixed-point YCbCr to RGB), so the pixels equal Pillow's. Grayscale output is
- * Pillow's convert("L"): L = (19595 R + 38470 G + 7471 B + 32768) >> 16.
- * Anything else (JPEG 2000, WebP, progressive JPEG, 16-bit samples, ...) is
- * "cannot decode": a size of 0 x 0.
+ * Formats:
+ * - BMP: uncompressed, 1, 4 and 8-bit paletted, 24 and 32-bit, bottom-up or
+ *   top-down;
+ * - PNM: P2, P3, P5 and P6 with maxval 255;
+ * - TIFF: 8-bit gray, gray + alpha, RGB and RGBA in strips, uncompressed,
+ *   PackBits, LZW or Deflate, with or without the horizontal predictor,
+ *   either byte order;
+ * - PNG: gray and palette of 1, 2, 4 or 8 bits, gray + alpha, RGB and RGBA of
+ *   8 or 16 bits (16-bit samples read as their high byte, as Pillow does),
+ *   interlaced or not;
+ * - JPEG: baseline Huffman, gray or YCbCr (or RGB), any integral sampling
+ *   factors, restart markers. It decodes as libjpeg does by default (the
+ *   "islow" integer IDCT, "fancy" triangle upsampling of h2v1, h1v2 and h2v2
+ *   chroma, box upsampling of other ratios, its fixed-point YCbCr to RGB), so
+ *   the pixels equal Pillow's.
+ * Grayscale output is Pillow's convert("L"), (19595 R + 38470 G + 7471 B +
+ * 32768) >> 16, and BGR the RGB channels reversed. Anything else (JPEG 2000,
+ * WebP, progressive, arithmetic or CMYK JPEG, 16-bit gray PNG, compressed
+ * BMP, sides above 65535, more than 1 GiB of scratch...) is "cannot decode":
+ * a size of 0 x 0; so is a stream that is corrupt or ends too soon.
  *
- * C99, no allocation: the decoder works in the caller's scratch buffer, whose
- * size onnxc_image_size computes from the header. Every read of the stream is
- * checked against its length and every size is checked before use, so no
- * input, however hostile, makes it read or write out of bounds.
+ * C99, no allocation, no libc: the decoder works in the caller's scratch
+ * buffer, whose size onnxc_image_size computes from the header. Every read of
+ * the stream is checked against its length and every size is checked before
+ * use, so no input, however hostile, makes it read or write out of bounds.
  */
 #include "onnxc_runtime.h"
 
@@ -75,7 +82,8 @@ static int holds(const stream *st, uint64_t at, uint64_t count) {
 /* One pixel of the output in the chosen pixel format. */
 static void put_rgb(uint8_t *out, size_t i, int format, unsigned r, unsigned g, unsigned b) {
   if (format == ONNXC_IMAGE_GRAY) {
-    out[i] = (uint8_t)((r * 19595u + g * 38470u + b * 7471u + 0x8000u) >> 16);
+    uint32_t luma = (uint32_t)r * 19595u + (uint32_t)g * 38470u + (uint32_t)b * 7471u;
+    out[i] = (uint8_t)((luma + 0x8000u) >> 16);
   } else if (format == ONNXC_IMAGE_BGR) {
     out[3 * i] = (uint8_t)b;
     out[3 * i + 1] = (uint8_t)g;
@@ -310,7 +318,7 @@ static uint32_t need_bits(inflater *z, unsigned count) {
     z->bits |= (uint32_t)next_byte(z) << z->nbits;
     z->nbits += 8;
   }
-  value = z->bits & ((1u << count) - 1u);
+  value = z->bits & (((uint32_t)1 << count) - 1u);
   z->bits = count < 32 ? z->bits >> count : 0;
   z->nbits -= count;
   return value;
@@ -783,7 +791,9 @@ static int lzw(const stream *st, uint64_t at, uint64_t count, uint8_t *to, uint6
   while (done < size) {
     unsigned code = 0, n;
     if (bit + width > end * 8) return 0;
-    for (n = 0; n < width; ++n, ++bit) code = code << 1 | ((at8(st, bit / 8) >> (7 - bit % 8)) & 1u);
+    for (n = 0; n < width; ++n, ++bit) {
+      code = code << 1 | ((at8(st, bit / 8) >> (7 - bit % 8)) & 1u);
+    }
     if (code == 257) break;
     if (code == 256) {
       next = 258;
@@ -1009,7 +1019,7 @@ static unsigned jpeg_bits(jpeg_state *j, unsigned count) {
     j->nbits += 8;
   }
   j->nbits -= count;
-  return (unsigned)(j->bits >> j->nbits) & ((1u << count) - 1u);
+  return (unsigned)((j->bits >> j->nbits) & (((uint32_t)1 << count) - 1u));
 }
 
 static unsigned jpeg_symbol(jpeg_state *j, const jpeg_table *t) {
@@ -1023,8 +1033,9 @@ static unsigned jpeg_symbol(jpeg_state *j, const jpeg_table *t) {
 }
 
 static int32_t extend(unsigned value, unsigned size) {
+  uint32_t half = size ? (uint32_t)1 << (size - 1) : 0;
   if (size == 0) return 0;
-  return value < (1u << (size - 1)) ? (int32_t)value - (int32_t)(1u << size) + 1 : (int32_t)value;
+  return value < half ? (int32_t)value - (int32_t)(2 * half) + 1 : (int32_t)value;
 }
 
 /* x >> n rounding toward minus infinity (an arithmetic shift), for any sign. */
