@@ -68,6 +68,7 @@ from onnxc.emit.runner import Dim, TensorSpec
 from onnxc.errors import CEmitError
 from onnxc.intervals import INFINITY, Interval, evaluate, upper_bound
 from onnxc.ir_names import ARENA, DIMS, INPUT_NAMES, MAX_DIMS, OUTPUT_NAMES
+from onnxc.runtime_c import sources_for
 
 __all__ = ["CParam", "PrintedC", "print_c", "print_c_files"]
 
@@ -729,7 +730,8 @@ def print_c_files(
     version: str = "unknown",
     separate_weights: bool = False,
 ) -> PrintedC:
-    """Print `module` as C files: file name -> text, `NAME.c` and `NAME.h`, and
+    """Print `module` as C files: file name -> text, `NAME.c` and `NAME.h`, the
+    optional runtime sources NAME.c calls (`runtime_c.sources_for`), and
     with `separate_weights` also `NAME_weights.c` holding every weight array
     (external `NAME_`-prefixed symbols), so large models can be built or placed
     apart. `name` must be a C identifier; it prefixes every public symbol.
@@ -759,6 +761,7 @@ def print_c_files(
         f"{name}.c": "\n".join(c_lines),
         f"{name}.h": printer.header(_banner(version, options_comment, f"{name}.h:")),
     }
+    files.update(sources_for(files[f"{name}.c"]))
     if separate_weights:
         weights_banner = _banner(
             version, options_comment, f"{name}_weights.c: the weights of {name}.c."
