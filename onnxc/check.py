@@ -130,7 +130,7 @@ def format_gaps(gaps: Sequence[Gap]) -> list[str]:
     """The gaps as an aligned table, a line each."""
     rows = [("domain", "operator", "opset", "node", "reason")]
     rows += [
-        (g.domain, g.operator, "" if g.opset is None else str(g.opset), g.node, g.reason)
+        (g.domain, g.operator, "-" if g.opset is None else str(g.opset), g.node, g.reason)
         for g in gaps
     ]
     widths = [max(len(r[k]) for r in rows) for k in range(4)]

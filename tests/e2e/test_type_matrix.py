@@ -19,6 +19,7 @@ float on the same values.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -1091,6 +1092,8 @@ def check(op_type: str, case: Case, node: Node, got: list[np.ndarray]) -> None:
 
 
 def nodes_of(op_type: str, case: Case) -> list[Node]:
+    global RNG  # noqa: PLW0603 - each operator draws its own values, whatever ran before
+    RNG = np.random.default_rng(zlib.crc32(op_type.encode()))
     types = swept_types(op_type, case)
     if op_type in ("Cast", "CastLike"):
         targets = [t for t in element_types.ELEMENT_TYPES]
