@@ -20,7 +20,7 @@ import onnx
 
 from onnxc import element_types
 from onnxc.errors import OnnxcError
-from onnxc.importer import ModelLike, load_model, prepare_model
+from onnxc.importer import DOMAINS, ModelLike, load_model, prepare_model
 from onnxc.progress import Progress
 
 __all__ = ["Gap", "find_gaps", "format_gaps"]
@@ -68,8 +68,8 @@ def _node_gaps(model: onnx.ModelProto) -> list[Gap]:
     for index, node in enumerate(graph.node):
         name = node.name or f"{node.op_type}_{index}"
         domain = node.domain or "ai.onnx"
-        if node.domain not in ("", "ai.onnx"):
-            reason = f"domain '{node.domain}' is not supported (only ai.onnx is)"
+        if node.domain not in DOMAINS:
+            reason = f"domain '{node.domain}' is not supported (only ai.onnx and ai.onnx.ml are)"
         elif node.op_type not in lowered:
             reason = "operator not supported yet (no lowering)"
         else:

@@ -1,0 +1,128 @@
+"""What the importer needs to know of the `ai.onnx.ml` domain: which opsets and
+operator versions it takes, and the output types of the ml operators onnx's
+shape inference leaves without a shape.
+
+The onnx_ml dialect holds each ml operator at its newest version (the tree
+ensembles of ml opset 1..5 at version 3, whose attributes are a superset of
+version 1's). onnx's version converter does not convert ml nodes; every older
+version of an ml operator imports unchanged as the dialect's, except
+LabelEncoder 1 (string <-> int64 through `classes_strings`), which is refused.
+
+onnx 1.23 has no shape inference for FeatureVectorizer, Imputer,
+LinearRegressor, Normalizer, Scaler, SVMRegressor and TreeEnsembleRegressor 1;
+`give_output_types` types their outputs from the spec (X is [N, C], or [C]
+for one sample, as onnxruntime reads it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import onnx
+
+from onnxc.dialects import onnx_ml
+from onnxc.errors import OnnxcError, UnsupportedError
+
+DOMAIN = onnx_ml.DOMAIN
+
+_Dims = list[onnx.TensorShapeProto.Dimension]
+
+
+def check_versions(model: onnx.ModelProto, label: Callable[[onnx.NodeProto, int], str]) -> None:
+    """Refuse an ml opset the dialect does not cover and operator versions it
+    cannot import; `label` names a node in messages."""
+    versions = [o.version for o in model.opset_import if o.domain == DOMAIN]
+    if not versions:
+        return
+    opset = versions[0]
+    if not 1 <= opset <= onnx_ml.TARGET_OPSET:
+        raise OnnxcError(
+            f"the model uses {DOMAIN} opset {opset}; onnxc supports 1 to {onnx_ml.TARGET_OPSET}"
+        )
+    for index, node in enumerate(model.graph.node):
+        if node.domain != DOMAIN or node.op_type != "LabelEncoder":
+            continue
+        if onnx.defs.get_schema(node.op_type, opset, DOMAIN).since_version == 1:
+            raise UnsupportedError(
+                f"{label(node, index)}: LabelEncoder version 1 maps strings; "
+                "string tensors are not supported yet"
+            )
+
+
+def _samples(x: _Dims) -> onnx.TensorShapeProto.Dimension:
+    if len(x) >= 2:
+        return x[0]
+    return onnx.TensorShapeProto.Dimension(dim_value=1)
+
+
+def _as_input(x: _Dims, node: onnx.NodeProto) -> list[_Dims]:
+    return [list(x)]
+
+
+def _columns(count: int) -> Callable[[_Dims, onnx.NodeProto], list[_Dims]]:
+    def shape(x: _Dims, node: onnx.NodeProto) -> list[_Dims]:
+        return [[_samples(x), onnx.TensorShapeProto.Dimension(dim_value=count)]]
+
+    return shape
+
+
+def _attribute_ints(node: onnx.NodeProto, name: str) -> list[int]:
+    return [int(v) for a in node.attribute if a.name == name for v in a.ints]
+
+
+def _attribute_int(node: onnx.NodeProto, name: str, default: int) -> int:
+    return next((int(a.i) for a in node.attribute if a.name == name), default)
+
+
+def _targets(x: _Dims, node: onnx.NodeProto) -> list[_Dims]:
+    count = _attribute_int(node, "n_targets", _attribute_int(node, "targets", 1))
+    return _columns(count)(x, node)
+
+
+def _features(x: _Dims, node: onnx.NodeProto) -> list[_Dims]:
+    return _columns(sum(_attribute_ints(node, "inputdimensions")))(x, node)
+
+
+_OUTPUTS: dict[str, tuple[Callable[[_Dims, onnx.NodeProto], list[_Dims]], list[int | None]]] = {
+    # operator: (output shapes from X's dims and the node, output element types; None: X's)
+    "FeatureVectorizer": (_features, [onnx.TensorProto.FLOAT]),
+    "Imputer": (_as_input, [None]),
+    "LinearRegressor": (_targets, [onnx.TensorProto.FLOAT]),
+    "Normalizer": (_as_input, [onnx.TensorProto.FLOAT]),
+    "Scaler": (_as_input, [onnx.TensorProto.FLOAT]),
+    "SVMRegressor": (_columns(1), [onnx.TensorProto.FLOAT]),
+    "TreeEnsembleRegressor": (_targets, [onnx.TensorProto.FLOAT]),  # version 1
+}
+
+
+def give_output_types(model: onnx.ModelProto, inferred: onnx.ModelProto) -> bool:
+    """Declare (in `model`) the output types of the ml nodes of `_OUTPUTS`
+    that `inferred` leaves without a shape; whether any was declared."""
+    graph = inferred.graph
+    types = {v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]}
+    given = False
+    for node in model.graph.node:
+        if node.domain != DOMAIN or node.op_type not in _OUTPUTS or not node.input:
+            continue
+        x = types.get(node.input[0])
+        if x is None or not x.tensor_type.HasField("shape"):
+            continue
+        shapes, elements = _OUTPUTS[node.op_type]
+        outputs = shapes(list(x.tensor_type.shape.dim), node)
+        for name, dims, element in zip(node.output, outputs, elements, strict=False):
+            known = types.get(name)
+            if not name or (known is not None and known.tensor_type.HasField("shape")):
+                continue
+            _declare(model.graph, name, element or x.tensor_type.elem_type, dims)
+            given = True
+    return given
+
+
+def _declare(graph: onnx.GraphProto, name: str, element: int, dims: _Dims) -> None:
+    found = [v for v in [*graph.output, *graph.value_info] if v.name == name]
+    value = found[0] if found else graph.value_info.add(name=name)
+    tensor_type = value.type.tensor_type
+    tensor_type.elem_type = element
+    tensor_type.shape.Clear()
+    for dim in dims:
+        tensor_type.shape.dim.add().CopyFrom(dim)
