@@ -9,7 +9,8 @@ version of an ml operator imports unchanged as the dialect's, except
 LabelEncoder 1 (string <-> int64 through `classes_strings`), which is refused.
 
 onnx 1.23 has no shape inference for FeatureVectorizer, Imputer,
-LinearRegressor, Normalizer, Scaler, SVMRegressor and TreeEnsembleRegressor 1;
+LinearRegressor, Normalizer, Scaler, SVMRegressor and TreeEnsembleRegressor 1,
+and gives TreeEnsembleClassifier's outputs no shape;
 `give_output_types` types their outputs from the spec (X is [N, C], or [C]
 for one sample, as onnxruntime reads it).
 """
@@ -79,6 +80,12 @@ def _targets(x: _Dims, node: onnx.NodeProto) -> list[_Dims]:
     return _columns(count)(x, node)
 
 
+def _classes(x: _Dims, node: onnx.NodeProto) -> list[_Dims]:
+    labels = [a for a in node.attribute if a.name.startswith("classlabels_")]
+    count = max((len(a.ints) + len(a.strings) for a in labels), default=0)
+    return [[_samples(x)], *_columns(count)(x, node)]
+
+
 def _features(x: _Dims, node: onnx.NodeProto) -> list[_Dims]:
     return _columns(sum(_attribute_ints(node, "inputdimensions")))(x, node)
 
@@ -91,7 +98,8 @@ _OUTPUTS: dict[str, tuple[Callable[[_Dims, onnx.NodeProto], list[_Dims]], list[i
     "Normalizer": (_as_input, [onnx.TensorProto.FLOAT]),
     "Scaler": (_as_input, [onnx.TensorProto.FLOAT]),
     "SVMRegressor": (_columns(1), [onnx.TensorProto.FLOAT]),
-    "TreeEnsembleRegressor": (_targets, [onnx.TensorProto.FLOAT]),  # version 1
+    "TreeEnsembleClassifier": (_classes, [onnx.TensorProto.INT64, onnx.TensorProto.FLOAT]),
+    "TreeEnsembleRegressor": (_targets, [onnx.TensorProto.FLOAT]),
 }
 
 
@@ -109,6 +117,8 @@ def give_output_types(model: onnx.ModelProto, inferred: onnx.ModelProto) -> bool
             continue
         shapes, elements = _OUTPUTS[node.op_type]
         outputs = shapes(list(x.tensor_type.shape.dim), node)
+        if any(a.name == "classlabels_strings" for a in node.attribute):
+            elements = [onnx.TensorProto.STRING, *elements[1:]]
         for name, dims, element in zip(node.output, outputs, elements, strict=False):
             known = types.get(name)
             if not name or (known is not None and known.tensor_type.HasField("shape")):
