@@ -6,11 +6,12 @@ The onnx_ml dialect holds each ml operator at its newest version (the tree
 ensembles of ml opset 1..5 at version 3, whose attributes are a superset of
 version 1's). onnx's version converter does not convert ml nodes; every older
 version of an ml operator imports unchanged as the dialect's, except
-LabelEncoder 1 (string <-> int64 through `classes_strings`), which is refused.
+LabelEncoder 1 (string <-> int64 through `classes_strings`), which is refused,
+as are the operators on maps and strings (`MAPS_AND_STRINGS`).
 
 onnx 1.23 has no shape inference for FeatureVectorizer, Imputer,
 LinearRegressor, Normalizer, Scaler, SVMRegressor and TreeEnsembleRegressor 1,
-and gives TreeEnsembleClassifier's outputs no shape;
+and gives the outputs of SVMClassifier and TreeEnsembleClassifier no shape;
 `give_output_types` types their outputs from the spec (X is [N, C], or [C]
 for one sample, as onnxruntime reads it).
 """
@@ -29,6 +30,16 @@ DOMAIN = onnx_ml.DOMAIN
 _Dims = list[onnx.TensorShapeProto.Dimension]
 
 
+MAPS_AND_STRINGS = {
+    "CastMap": "CastMap reads a map",
+    "CategoryMapper": "CategoryMapper maps strings to integers and back",
+    "DictVectorizer": "DictVectorizer reads a map",
+    "ZipMap": "ZipMap makes a sequence of maps (skl2onnx: export with "
+    "options={id(model): {'zipmap': False}})",
+}
+"""The ml operators that need maps, sequences or string tensors, refused on import."""
+
+
 def check_versions(model: onnx.ModelProto, label: Callable[[onnx.NodeProto, int], str]) -> None:
     """Refuse an ml opset the dialect does not cover and operator versions it
     cannot import; `label` names a node in messages."""
@@ -41,7 +52,14 @@ def check_versions(model: onnx.ModelProto, label: Callable[[onnx.NodeProto, int]
             f"the model uses {DOMAIN} opset {opset}; onnxc supports 1 to {onnx_ml.TARGET_OPSET}"
         )
     for index, node in enumerate(model.graph.node):
-        if node.domain != DOMAIN or node.op_type != "LabelEncoder":
+        if node.domain != DOMAIN:
+            continue
+        if node.op_type in MAPS_AND_STRINGS:
+            raise UnsupportedError(
+                f"{label(node, index)}: {MAPS_AND_STRINGS[node.op_type]}; "
+                "string tensors are not supported yet"
+            )
+        if node.op_type != "LabelEncoder":
             continue
         if onnx.defs.get_schema(node.op_type, opset, DOMAIN).since_version == 1:
             raise UnsupportedError(
@@ -86,6 +104,20 @@ def _classes(x: _Dims, node: onnx.NodeProto) -> list[_Dims]:
     return [[_samples(x)], *_columns(count)(x, node)]
 
 
+def _svm_classes(x: _Dims, node: onnx.NodeProto) -> list[_Dims]:
+    """onnxruntime's Z: one column per class, except for one-vs-one
+    decision values (support vectors, no probabilities): one per pair of
+    classes, or 2 for two classes."""
+    labels, scores = _classes(x, node)
+    count = scores[1].dim_value
+    decisions = sum(_attribute_ints(node, "vectors_per_class")) > 0 and not any(
+        a.name == "prob_a" and a.floats for a in node.attribute
+    )
+    if decisions:
+        count = count * (count - 1) // 2 if count > 2 else 2
+    return [labels, *_columns(count)(x, node)]
+
+
 def _features(x: _Dims, node: onnx.NodeProto) -> list[_Dims]:
     return _columns(sum(_attribute_ints(node, "inputdimensions")))(x, node)
 
@@ -97,6 +129,7 @@ _OUTPUTS: dict[str, tuple[Callable[[_Dims, onnx.NodeProto], list[_Dims]], list[i
     "LinearRegressor": (_targets, [onnx.TensorProto.FLOAT]),
     "Normalizer": (_as_input, [onnx.TensorProto.FLOAT]),
     "Scaler": (_as_input, [onnx.TensorProto.FLOAT]),
+    "SVMClassifier": (_svm_classes, [onnx.TensorProto.INT64, onnx.TensorProto.FLOAT]),
     "SVMRegressor": (_columns(1), [onnx.TensorProto.FLOAT]),
     "TreeEnsembleClassifier": (_classes, [onnx.TensorProto.INT64, onnx.TensorProto.FLOAT]),
     "TreeEnsembleRegressor": (_targets, [onnx.TensorProto.FLOAT]),

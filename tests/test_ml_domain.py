@@ -80,3 +80,29 @@ def test_other_domains_stay_refused() -> None:
     model = _model(node, ["N", 2], {"": 21, "com.example": 1})
     with pytest.raises(OnnxcError, match="operator domain 'com.example' is not supported"):
         import_model(model)
+
+
+def test_zipmap_is_a_one_line_error() -> None:
+    node = helper.make_node("ZipMap", ["x"], ["y"], name="zm", domain=ML, classlabels_int64s=[0, 1])
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
+        [
+            helper.make_value_info(
+                "y",
+                helper.make_sequence_type_proto(
+                    helper.make_map_type_proto(
+                        TensorProto.INT64, helper.make_tensor_type_proto(TensorProto.FLOAT, [])
+                    )
+                ),
+            )
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid(ML, 1)])
+    with pytest.raises(
+        OnnxcError, match="node 'zm' \\(ZipMap\\): ZipMap makes a sequence of maps"
+    ) as error:
+        import_model(model)
+    assert "string tensors are not supported yet" in str(error.value)
+    assert "\n" not in str(error.value)
