@@ -11,7 +11,9 @@ row of per-target scores (and a per-target "has a score" flag that MIN, MAX
 and the binary classifier need). The scores are aggregated, finished and
 written as onnxruntime does (`tree_ensemble_aggregator.h`): SUM, AVERAGE
 (divided by the number of trees), MIN, MAX, plus base values, then the post
-transform (`ml_scores.py`). Comparisons are in X's type for float and double
+transform (`ml_scores.py`); with several targets or classes, one no leaf
+scored (nor, for a classifier, a base value) is written as 0, as onnxruntime
+reads it. Comparisons are in X's type for float and double
 (double where the thresholds are), in float for integer X; scores accumulate
 in float (double when the weights are double).
 """
@@ -258,10 +260,12 @@ def _regression(
         for k, value in enumerate(values):
             if ensemble.aggregate == "AVERAGE":
                 value = scalar.DIV(b, value, scalar.constant(b, trees, t))
-            elif ensemble.aggregate in ("MIN", "MAX"):
+            elif ensemble.aggregate in ("MIN", "MAX") and len(values) == 1:
                 value = ml_scores.select(b, flags[k], value, scalar.constant(b, 0, t))
             if base is not None:
                 value = scalar.ADD(b, value, scalar.constant(b, base[k], t))
+            if len(values) > 1:  # onnxruntime writes 0 for a target no leaf scored
+                value = ml_scores.select(b, flags[k], value, scalar.constant(b, 0, t))
             done.append(value)
         done = ml_scores.transformed(b, name, done)
         ml_scores.store_row(b, [scalar.convert(b, v, out_type) for v in done], y, row)
@@ -396,6 +400,9 @@ def _binary(
     label = ml_scores.select(
         b, wins, scalar.constant(b, winner, I64), scalar.constant(b, loser, I64)
     )
+    # onnxruntime reads a score no leaf (nor base value) gave as 0
+    s0 = ml_scores.select(b, h0, s0, zero)
+    s1 = ml_scores.select(b, h1, s1, zero)
     two = ml_scores.transformed(b, name, [s0, s1])
     if name == "PROBIT":
         one = [ml_scores.probit(b, s0), zero]
