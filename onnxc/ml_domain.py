@@ -13,13 +13,15 @@ onnx 1.23 has no shape inference for FeatureVectorizer, Imputer,
 LinearRegressor, Normalizer, Scaler, SVMRegressor and TreeEnsembleRegressor 1,
 and gives the outputs of SVMClassifier and TreeEnsembleClassifier no shape;
 `give_output_types` types their outputs from the spec (X is [N, C], or [C]
-for one sample, as onnxruntime reads it).
+for one sample, as onnxruntime reads it), and ArrayFeatureExtractor's where
+onnx's inference gives no shape (its Y not 1-D).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import onnx
 
 from onnxc.dialects import onnx_ml
@@ -136,17 +138,41 @@ _OUTPUTS: dict[str, tuple[Callable[[_Dims, onnx.NodeProto], list[_Dims]], list[i
 }
 
 
+def _extracted(x: _Dims, indices: _Dims) -> _Dims:
+    """ArrayFeatureExtractor's Z: X's dims with the last one Y's size (X of
+    rank 1: [1, Y's size]), as onnxruntime shapes it."""
+    sizes = [d.dim_value if d.HasField("dim_value") else None for d in indices]
+    count = onnx.TensorShapeProto.Dimension()
+    if all(size is not None for size in sizes):
+        count.dim_value = int(np.prod([s for s in sizes if s is not None]))
+    leading = list(x[:-1]) if len(x) > 1 else [onnx.TensorShapeProto.Dimension(dim_value=1)]
+    return [*leading, count]
+
+
 def give_output_types(model: onnx.ModelProto, inferred: onnx.ModelProto) -> bool:
     """Declare (in `model`) the output types of the ml nodes of `_OUTPUTS`
     that `inferred` leaves without a shape; whether any was declared."""
     graph = inferred.graph
-    types = {v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]}
+    types = {t.name: _type_of(t) for t in graph.initializer}
+    types.update({v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]})
     given = False
     for node in model.graph.node:
-        if node.domain != DOMAIN or node.op_type not in _OUTPUTS or not node.input:
+        if node.domain != DOMAIN or not node.input:
+            continue
+        if node.op_type not in _OUTPUTS and node.op_type != "ArrayFeatureExtractor":
             continue
         x = types.get(node.input[0])
         if x is None or not x.tensor_type.HasField("shape"):
+            continue
+        if node.op_type == "ArrayFeatureExtractor":
+            y = types.get(node.input[1]) if len(node.input) > 1 else None
+            known = types.get(node.output[0])
+            if y is None or not y.tensor_type.HasField("shape"):
+                continue
+            if known is None or not known.tensor_type.HasField("shape"):
+                dims = _extracted(list(x.tensor_type.shape.dim), list(y.tensor_type.shape.dim))
+                _declare(model.graph, node.output[0], x.tensor_type.elem_type, dims)
+                given = True
             continue
         shapes, elements = _OUTPUTS[node.op_type]
         outputs = shapes(list(x.tensor_type.shape.dim), node)
@@ -159,6 +185,10 @@ def give_output_types(model: onnx.ModelProto, inferred: onnx.ModelProto) -> bool
             _declare(model.graph, name, element or x.tensor_type.elem_type, dims)
             given = True
     return given
+
+
+def _type_of(tensor: onnx.TensorProto) -> onnx.TypeProto:
+    return onnx.helper.make_tensor_type_proto(tensor.data_type, list(tensor.dims))
 
 
 def _declare(graph: onnx.GraphProto, name: str, element: int, dims: _Dims) -> None:

@@ -33,67 +33,76 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
 from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_range, nest
 from onnxc.lowering.convert_onnx_to_linalg.ml_scores import F32, I64, STRINGS, select
 from onnxc.lowering.convert_onnx_to_linalg.ml_trees import I1
+from onnxc.lowering.index_arith import Size
 
 
 def _all_in_range(
-    lowering: OnnxLowering[onnx_ml.ArrayFeatureExtractorOp],
     op: onnx_ml.ArrayFeatureExtractorOp,
     rewriter: PatternRewriter,
     indices: SSAValue,
-    count: int,
+    sizes: Sequence[Size],
     limit: SSAValue,
 ) -> None:
-    """A run-time check that the `count` indices are in [0, limit)."""
+    """A run-time check that every index (a buffer of `sizes`) is in [0, limit)."""
     here = builder_before(op)
 
-    def test(b: Builder, k: SSAValue, ok: list[SSAValue]) -> list[SSAValue]:
-        value = b.insert(memref.LoadOp.get(indices, [k])).res
+    def test(b: Builder, at: list[SSAValue], ok: list[SSAValue]) -> list[SSAValue]:
+        value = b.insert(memref.LoadOp.get(indices, at)).res
         position = b.insert(arith.IndexCastOp(value, IndexType())).result
         inside = b.insert(arith.CmpiOp(position, limit, "ult")).result  # also refuses < 0
         return [scalar.AND(b, ok[0], inside)]
 
-    (ok,) = for_range(here, 0, count, [scalar.constant(here, 1, I1)], test)
+    (ok,) = nest(here, sizes, [scalar.constant(here, 1, I1)], test)
     check(rewriter, op, ok, "every index is in [0, the size of X's last axis)")
 
 
 class ArrayFeatureExtractorOpLowering(OnnxLowering[onnx_ml.ArrayFeatureExtractorOp]):
     """`onnx_ml.ArrayFeatureExtractor`: Z[..., j] = X[..., Y[j]], the
-    columns of X's last axis that Y (int64, 1-D) lists; X of rank 1 gives
-    [1, len(Y)], as onnxruntime does. An index outside X's last axis is an
-    error at compile time for a constant Y, ONNXC_ERR_SHAPE at run time
-    otherwise."""
+    columns of X's last axis that Y (int64, read flat, in row-major order)
+    lists; X of rank 1 gives [1, Y's size], as onnxruntime does. An index
+    outside X's last axis is an error at compile time for a constant Y,
+    ONNXC_ERR_SHAPE at run time otherwise."""
 
     def rewrite(self, op: onnx_ml.ArrayFeatureExtractorOp, rewriter: PatternRewriter) -> None:
-        x_sizes = self.shapes.sizes(op.X)
-        y_sizes = self.shapes.sizes(op.Y)
+        shapes = self.shapes
+        x_sizes, y_sizes = shapes.sizes(op.X), shapes.sizes(op.Y)
         if not x_sizes:
             raise unsupported(op, "a scalar X")
-        if len(y_sizes) != 1 or not isinstance(y_sizes[0], int):
-            raise unsupported(op, "Y must be 1-D with a size known at compile time")
-        count = y_sizes[0]
+        count = shapes.product(y_sizes)
         columns = x_sizes[-1]
         known = constant_value(op.Y)
         if known is not None:
             flat = known.astype(np.int64).ravel()
             if isinstance(columns, int) and ((flat < 0) | (flat >= columns)).any():
                 raise unsupported(op, f"an index of Y is outside [0, {columns})")
-            indices = weight(rewriter, op, flat, I64, "indices")
+            indices, index_sizes = weight(rewriter, op, flat, I64, "indices"), [count]
         else:
-            indices = buffer_of(rewriter, op.Y)
+            indices, index_sizes = buffer_of(rewriter, op.Y), list(y_sizes)
         if known is None or not isinstance(columns, int):
-            _all_in_range(self, op, rewriter, indices, count, self.shapes.index(columns))
+            _all_in_range(op, rewriter, indices, index_sizes, shapes.index(columns))
         leading = list(x_sizes[:-1]) if len(x_sizes) > 1 else [1]
         z = self.result_buffer(rewriter, op.Z, [*leading, count])
         x = buffer_of(rewriter, op.X)
         x_rank = len(x_sizes)
+        strides = [shapes.index(size) for size in index_sizes]
 
         def body(b: Builder, position: list[SSAValue], _: Sequence[SSAValue]) -> SSAValue:
-            value = b.insert(memref.LoadOp.get(indices, [position[-1]])).res
+            at = _unravel(b, position[-1], strides)
+            value = b.insert(memref.LoadOp.get(indices, at)).res
             column = b.insert(arith.IndexCastOp(value, IndexType())).result
             return b.insert(memref.LoadOp.get(x, [*position[: x_rank - 1], column])).res
 
         indexed_generic(rewriter, op, z, body)
         self.replace(rewriter, op, [z])
+
+
+def _unravel(b: Builder, flat: SSAValue, sizes: Sequence[SSAValue]) -> list[SSAValue]:
+    """The row-major position of element `flat` in a buffer of `sizes`."""
+    position: list[SSAValue] = []
+    for size in reversed(sizes[1:]):
+        position.append(b.insert(arith.RemUIOp(flat, size)).result)
+        flat = b.insert(arith.DivUIOp(flat, size)).result
+    return [flat, *reversed(position)] if sizes else []
 
 
 class OneHotEncoderOpLowering(OnnxLowering[onnx_ml.OneHotEncoderOp]):
