@@ -20,6 +20,7 @@ import pytest
 pytest.importorskip("sklearn")
 skl2onnx = pytest.importorskip("skl2onnx")
 ort = pytest.importorskip("onnxruntime")
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::UserWarning")
 
 from sklearn.datasets import make_classification, make_regression  # noqa: E402
 from sklearn.ensemble import (  # noqa: E402
@@ -42,14 +43,20 @@ PROBABILITY_TOLERANCE = 1e-5
 REGRESSION_TOLERANCE = 1e-5
 """Relative (and absolute), on regression values."""
 
-X_CLASSES, Y_CLASSES = make_classification(
-    n_samples=160, n_features=6, n_informative=4, n_classes=3, random_state=0
+
+def _data(make: Callable[..., Any], **arguments: Any) -> tuple[np.ndarray, np.ndarray]:
+    found = make(**arguments)
+    return np.asarray(found[0], np.float32), np.asarray(found[1])
+
+
+X_CLASSES, Y_CLASSES = _data(
+    make_classification, n_samples=160, n_features=6, n_informative=4, n_classes=3, random_state=0
 )
-X_CLASSES = X_CLASSES.astype(np.float32)
-X_BINARY, Y_BINARY = make_classification(n_samples=160, n_features=6, random_state=1)
-X_BINARY = X_BINARY.astype(np.float32)
-X_VALUES, Y_VALUES = make_regression(n_samples=160, n_features=6, noise=0.5, random_state=2)
-X_VALUES = X_VALUES.astype(np.float32)
+X_BINARY, Y_BINARY = _data(make_classification, n_samples=160, n_features=6, random_state=1)
+X_VALUES, Y_VALUES = _data(make_regression, n_samples=160, n_features=6, noise=0.5, random_state=2)
+PROBABILITIES: dict[str, Any] = {"probability": True}
+"""SVC's probabilities (prob_a/prob_b); scikit-learn 1.9 deprecates the
+option, and its stubs type it as the deprecation marker."""
 
 CLASSIFIERS: dict[str, Callable[[], Any]] = {
     "logistic_regression": lambda: LogisticRegression(max_iter=500),
@@ -59,7 +66,7 @@ CLASSIFIERS: dict[str, Callable[[], Any]] = {
     "gradient_boosting": lambda: GradientBoostingClassifier(
         n_estimators=8, max_depth=3, random_state=0
     ),
-    "svc": lambda: SVC(probability=True, random_state=0),
+    "svc": lambda: SVC(random_state=0, **PROBABILITIES),
     "scaler_pipeline": lambda: make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)),
     "normalizer_pipeline": lambda: make_pipeline(
         Normalizer(), RandomForestClassifier(n_estimators=4, max_depth=3, random_state=0)
