@@ -213,6 +213,8 @@ def prepare_model(
         )
     free = _bind_dimensions(model, dict(dims or {}), dict(shapes or {}))
     inferred = _infer(model)
+    if ml_domain.give_output_types(model, inferred):  # also sizes, where ranks are known
+        inferred = _infer(model)
     for _ in range(MAX_ROUNDS):
         branches = any(node.op_type == "If" for node in model.graph.node)
         if _all_ranks_known(inferred) and not branches:

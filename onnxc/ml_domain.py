@@ -179,12 +179,25 @@ def give_output_types(model: onnx.ModelProto, inferred: onnx.ModelProto) -> bool
         if any(a.name == "classlabels_strings" for a in node.attribute):
             elements = [onnx.TensorProto.STRING, *elements[1:]]
         for name, dims, element in zip(node.output, outputs, elements, strict=False):
-            known = types.get(name)
-            if not name or (known is not None and known.tensor_type.HasField("shape")):
-                continue
-            _declare(model.graph, name, element or x.tensor_type.elem_type, dims)
-            given = True
+            if name and _needs(types.get(name), dims):
+                _declare(model.graph, name, element or x.tensor_type.elem_type, dims)
+                given = True
     return given
+
+
+def _needs(known: onnx.TypeProto | None, dims: _Dims) -> bool:
+    """Whether `dims` tell more than the type inference gave: a rank where it
+    gave none, or a size where it gave an unnamed, unsized dimension."""
+    if known is None or not known.tensor_type.HasField("shape"):
+        return True
+    found = known.tensor_type.shape.dim
+    if len(found) != len(dims):
+        return False
+    return any(
+        not (old.HasField("dim_value") or old.dim_param)
+        and (new.HasField("dim_value") or bool(new.dim_param))
+        for old, new in zip(found, dims, strict=True)
+    )
 
 
 def _type_of(tensor: onnx.TensorProto) -> onnx.TypeProto:
