@@ -776,8 +776,9 @@ def _element_type(code: int, what: str) -> Attribute:
     """The IR element type of a TensorProto data type, or an error naming `what`."""
     row = element_types.by_onnx_code(code)
     if row is None:
+        why = ": string tensors are not supported yet" if code == onnx.TensorProto.STRING else ""
         raise UnsupportedError(
-            f"{what} has unsupported element type {element_types.onnx_type_name(code)}"
+            f"{what} has unsupported element type {element_types.onnx_type_name(code)}{why}"
         )
     return row.ir_type
 
