@@ -10,6 +10,7 @@ post transform; `ml_scores.py`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -65,28 +66,35 @@ def affine_scores(
         [PARALLEL, PARALLEL],
         lambda b, args: args[0],
     )
-    if x.rank == 1:
-        read_x = AffineMap.from_callable(lambda n, e, c: (c,))
-    else:
-        read_x = AffineMap.from_callable(lambda n, e, c: (n, c))
 
     def body(b: Builder, args: Any) -> SSAValue:
         product = scalar.MUL(b, scalar.convert(b, args[0], F32), args[1])
         return scalar.ADD(b, args[2], product)
 
-    generic(
-        rewriter,
-        op,
-        [x.x, w],
-        [out],
-        [
-            read_x,
-            AffineMap.from_callable(lambda n, e, c: (e, c)),
-            AffineMap.from_callable(lambda n, e, c: (n, e)),
-        ],
-        [PARALLEL, PARALLEL, REDUCTION],
-        body,
-    )
+    against_rows(rewriter, op, x, w, out, body)
+
+
+def against_rows(
+    rewriter: PatternRewriter,
+    op: onnx.OnnxOp,
+    x: Samples,
+    table: SSAValue,
+    out: SSAValue,
+    body: Callable[[Builder, Any], SSAValue],
+) -> None:
+    """out[n, r] accumulates body(X[n, c], table[r, c], out[n, r]) over the
+    features c: one generic, samples and rows parallel, features a reduction
+    (X of rank 1 is one sample)."""
+    if x.rank == 1:
+        read_x = AffineMap.from_callable(lambda n, r, c: (c,))
+    else:
+        read_x = AffineMap.from_callable(lambda n, r, c: (n, c))
+    maps = [
+        read_x,
+        AffineMap.from_callable(lambda n, r, c: (r, c)),
+        AffineMap.from_callable(lambda n, r, c: (n, r)),
+    ]
+    generic(rewriter, op, [x.x, table], [out], maps, [PARALLEL, PARALLEL, REDUCTION], body)
 
 
 class LinearRegressorOpLowering(OnnxLowering[onnx_ml.LinearRegressorOp]):

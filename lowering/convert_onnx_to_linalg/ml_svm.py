@@ -29,7 +29,6 @@ from onnxc.dialects import onnx, onnx_ml
 from onnxc.lowering.convert_onnx_to_linalg import ml_scores, scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
-    REDUCTION,
     OnnxLowering,
     fill,
     generic,
@@ -38,7 +37,11 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     weight,
 )
 from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_range, nest
-from onnxc.lowering.convert_onnx_to_linalg.ml_linear import affine_scores, coefficient_matrix
+from onnxc.lowering.convert_onnx_to_linalg.ml_linear import (
+    affine_scores,
+    against_rows,
+    coefficient_matrix,
+)
 from onnxc.lowering.convert_onnx_to_linalg.ml_scores import F32, I64, Samples, const, select
 from onnxc.lowering.convert_onnx_to_linalg.ml_trees import F64, I1
 
@@ -70,7 +73,6 @@ def _kernels(
     k = ml_scores.scratch(rewriter, [x.n, count])
     fill(rewriter, op, k, 0.0)
     sv = weight(rewriter, op, vectors, F32, "support_vectors")
-    read_x = AffineMap.from_callable(lambda n, v, c: (c,) if x.rank == 1 else (n, c))
 
     def reduce(b: Builder, args: Any) -> SSAValue:
         a = scalar.convert(b, args[0], F32)
@@ -79,19 +81,7 @@ def _kernels(
             return scalar.ADD(b, args[2], scalar.MUL(b, d, d))
         return scalar.ADD(b, args[2], scalar.MUL(b, a, args[1]))
 
-    generic(
-        rewriter,
-        op,
-        [x.x, sv],
-        [k],
-        [
-            read_x,
-            AffineMap.from_callable(lambda n, v, c: (v, c)),
-            AffineMap.from_callable(lambda n, v, c: (n, v)),
-        ],
-        [PARALLEL, PARALLEL, REDUCTION],
-        reduce,
-    )
+    against_rows(rewriter, op, x, sv, k, reduce)
     if kernel == "LINEAR":
         return k
 
@@ -261,11 +251,8 @@ class SVMClassifierOpLowering(OnnxLowering[onnx_ml.SVMClassifierOp]):
             product = scalar.MUL(b, args[0], args[1])
             return scalar.ADD(b, args[2], scalar.convert(b, product, F64))
 
-        maps = [
-            AffineMap.from_callable(f)
-            for f in (lambda n, p, v: (n, v), lambda n, p, v: (p, v), lambda n, p, v: (n, p))
-        ]
-        generic(rewriter, op, [k, table], [decisions], maps, [PARALLEL, PARALLEL, REDUCTION], dot)
+        kernels = Samples(k, 2, x.n, sum(per_class))
+        against_rows(rewriter, op, kernels, table, decisions, dot)
         columns = classes if proba else (pairs if classes > 2 else 2)
         z = self.result_buffer(rewriter, op.Z, [x.n, columns])
 
