@@ -31,8 +31,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     weight,
 )
 from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_range, nest
-from onnxc.lowering.convert_onnx_to_linalg.ml_scores import F32, I64, STRINGS, select
-from onnxc.lowering.convert_onnx_to_linalg.ml_trees import I1
+from onnxc.lowering.convert_onnx_to_linalg.ml_scores import F32, I1, I64, STRINGS, select
 from onnxc.lowering.index_arith import Size
 
 

@@ -21,7 +21,13 @@ from typing import Any
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, Float32Type, IntegerType, MemRefType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    MemRefType,
+)
 from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -31,13 +37,15 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     alloc,
     buffer_of,
-    element_type,
     unsupported,
 )
 from onnxc.lowering.convert_onnx_to_linalg.loops import index
 from onnxc.lowering.index_arith import Size
 
 F32 = Float32Type()
+F64 = Float64Type()
+I1 = IntegerType(1)
+I32 = IntegerType(32)
 I64 = IntegerType(64)
 STRINGS = "string tensors are not supported yet"
 TRANSFORMS = ("NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT")
@@ -68,13 +76,6 @@ def samples(lowering: OnnxLowering[Any], op: onnx.OnnxOp, rewriter: PatternRewri
         raise unsupported(op, f"X has rank {len(sizes)} (expected [N, C] or [C])")
     n, c = (1, sizes[0]) if len(sizes) == 1 else (sizes[0], sizes[1])
     return Samples(buffer_of(rewriter, x), len(sizes), n, c)
-
-
-def compute_type(x: SSAValue) -> Attribute:
-    """The type X's features are compared in: X's own for float and double,
-    float for integers (as onnxruntime converts them)."""
-    t = element_type(x)
-    return t if isinstance(t, AnyFloat) and t.bitwidth >= 32 else F32
 
 
 def int_labels(op: onnx.OnnxOp, ints: str, strings: str) -> list[int]:

@@ -42,8 +42,15 @@ from onnxc.lowering.convert_onnx_to_linalg.ml_linear import (
     against_rows,
     coefficient_matrix,
 )
-from onnxc.lowering.convert_onnx_to_linalg.ml_scores import F32, I64, Samples, const, select
-from onnxc.lowering.convert_onnx_to_linalg.ml_trees import F64, I1
+from onnxc.lowering.convert_onnx_to_linalg.ml_scores import (
+    F32,
+    F64,
+    I1,
+    I64,
+    Samples,
+    const,
+    select,
+)
 
 KERNELS = ("LINEAR", "POLY", "RBF", "SIGMOID")
 
