@@ -4,7 +4,7 @@ A compile stops at the first problem; a user asking "will my model
 compile?" wants the whole gap. `find_gaps` reads the model as the importer
 prepares it (checked, functions inlined, opset upgraded, shapes inferred)
 and lists, per node, what stands in the way: a domain other than the
-default one, an operator with no lowering, an element type outside the
+default one and ai.onnx.ml, an operator with no lowering, an element type outside the
 element-type table. When no node is in the way, it compiles the model and
 reports the first error of the compile, if any (an attribute value or a case
 of an operator a lowering does not handle).
@@ -122,7 +122,8 @@ def find_gaps(
         node = next((n for n in prepared.graph.node if n.name == found["node"]), None)
         opsets = {o.domain: o.version for o in prepared.opset_import}
         opset = _opset_of(node, opsets) if node is not None else None
-        return [Gap("ai.onnx", found["op"], opset, found["node"], found["reason"])]
+        domain = (node.domain if node is not None else "") or "ai.onnx"
+        return [Gap(domain, found["op"], opset, found["node"], found["reason"])]
     return []
 
 

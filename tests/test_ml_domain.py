@@ -106,3 +106,31 @@ def test_zipmap_is_a_one_line_error() -> None:
         import_model(model)
     assert "string tensors are not supported yet" in str(error.value)
     assert "\n" not in str(error.value)
+
+
+def test_check_lists_an_ml_gap_with_its_domain() -> None:
+    from onnxc.check import find_gaps
+
+    node = helper.make_node("ZipMap", ["x"], ["y"], name="zm", domain=ML, classlabels_int64s=[0, 1])
+    regressor = helper.make_node(
+        "LinearRegressor", ["x"], ["t"], name="lr", domain=ML, coefficients=[1.0, 2.0]
+    )
+    graph = helper.make_graph(
+        [regressor, node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
+        [
+            helper.make_tensor_value_info("t", TensorProto.FLOAT, [1, 1]),
+            helper.make_value_info(
+                "y",
+                helper.make_sequence_type_proto(
+                    helper.make_map_type_proto(
+                        TensorProto.INT64, helper.make_tensor_type_proto(TensorProto.FLOAT, [])
+                    )
+                ),
+            ),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid(ML, 1)])
+    gaps = find_gaps(model)
+    assert [(g.domain, g.operator, g.node) for g in gaps] == [(ML, "ZipMap", "zm")]
