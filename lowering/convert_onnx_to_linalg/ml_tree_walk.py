@@ -38,6 +38,8 @@ from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_rang
 from onnxc.lowering.convert_onnx_to_linalg.ml_forest import LEAF, MEMBER, Forest
 from onnxc.lowering.convert_onnx_to_linalg.ml_scores import I1, I32, Samples
 
+I16 = IntegerType(16)
+
 Finish = Callable[[Builder, SSAValue, list[SSAValue], list[SSAValue]], None]
 """Writes the outputs of one sample: gets the row, the aggregated scores and
 their has-a-score flags."""
@@ -82,17 +84,23 @@ class _Walk:
         forest = ensemble.forest
         self.ensemble = ensemble
 
-        def table(name: str, values: Sequence[float], t: Attribute) -> SSAValue:
-            return weight(rewriter, op, np.asarray(values if values else [0]), t, name)
+        def table(name: str, values: Sequence[float], t: Attribute | None = None) -> SSAValue:
+            """A constant table; integer ones (t None) in the narrowest of
+            int8, int16 and int32 that holds them, to keep flash small."""
+            array = np.asarray(values if values else [0])
+            if t is None:
+                top = int(np.abs(array).max())
+                t = IntegerType(8) if top < 1 << 7 else I16 if top < 1 << 15 else I32
+            return weight(rewriter, op, array, t, name)
 
-        self.feature = table("feature", forest.feature, I32)
+        self.feature = table("feature", forest.feature)
         self.threshold = table("threshold", forest.threshold, ensemble.compare)
-        self.true = table("true", forest.true_child, I32)
-        self.false = table("false", forest.false_child, I32)
-        self.roots = table("roots", forest.roots, I32)
-        self.leaf_start = table("leaf_start", forest.leaf_start, I32)
-        self.leaf_count = table("leaf_count", forest.leaf_count, I32)
-        self.leaf_target = table("leaf_target", forest.leaf_target, I32)
+        self.true = table("true", forest.true_child)
+        self.false = table("false", forest.false_child)
+        self.roots = table("roots", forest.roots)
+        self.leaf_start = table("leaf_start", forest.leaf_start)
+        self.leaf_count = table("leaf_count", forest.leaf_count)
+        self.leaf_target = table("leaf_target", forest.leaf_target)
         self.leaf_weight = table("leaf_weight", forest.leaf_weight, ensemble.accumulate)
         self.modes = sorted({m for m in forest.mode if m != LEAF})
         self.mode = table("mode", forest.mode, IntegerType(8)) if len(self.modes) > 1 else None
@@ -101,8 +109,8 @@ class _Walk:
         )
         if MEMBER in self.modes:
             self.members = table("members", forest.members, ensemble.compare)
-            self.member_start = table("member_start", forest.member_start, I32)
-            self.member_count = table("member_count", forest.member_count, I32)
+            self.member_start = table("member_start", forest.member_start)
+            self.member_count = table("member_count", forest.member_count)
 
     def _member(self, b: Builder, value: SSAValue, node: SSAValue) -> SSAValue:
         start = _index(b, self.member_start, node)

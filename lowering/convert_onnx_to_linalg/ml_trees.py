@@ -108,7 +108,9 @@ class TreeEnsembleOpLowering(OnnxLowering[onnx_ml.TreeEnsembleOp]):
     """`onnx_ml.TreeEnsemble` (ml opset 5): Y[N, n_targets] in X's type;
     set membership nodes, aggregate functions AVERAGE, SUM, MIN, MAX, post
     transforms as numbered by the spec. Comparisons and sums are in X's type
-    (float16 in float)."""
+    (float16 in float). Membership is equality with a member, as the spec and
+    onnx.reference have it (onnxruntime truncates x for a set of integers:
+    -2.97 is a member of {-2})."""
 
     def rewrite(self, op: onnx_ml.TreeEnsembleOp, rewriter: PatternRewriter) -> None:
         x_type = element_type(op.X)

@@ -4,7 +4,7 @@
 // its leaf's class weights, and the label of the first largest scored class
 // is picked among the int64 labels.
 
-// CHECK-DAG:   "memref.global"() <{sym_name = "forest_leaf_target", type = memref<2xi32>, initial_value = dense<[0, 2]> : memref<2xi32>
+// CHECK-DAG:   "memref.global"() <{sym_name = "forest_leaf_target", type = memref<2xi8>, initial_value = dense<[0, 2]> : memref<2xi8>
 // CHECK-LABEL: func.func @tree_ensemble_classifier(
 // CHECK-SAME:      %[[X:.*]]: memref<2x2xf32>, %[[Y:.*]]: memref<2xi64>, %[[Z:.*]]: memref<2x3xf32>)
 // CHECK:         %[[SCORES:.*]] = memref.alloc() : memref<3xf32>
