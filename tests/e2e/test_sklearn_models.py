@@ -6,8 +6,9 @@ they are in the hundreds). The models are small (a few trees of depth 3 or
 
 They cover the ai.onnx.ml lowerings skl2onnx emits: LinearClassifier,
 LinearRegressor, TreeEnsembleClassifier/Regressor, SVMClassifier (with
-probabilities from prob_a/prob_b) and SVMRegressor, Scaler, Normalizer, and
-default-domain MatMul/Softmax for the MLP."""
+probabilities from prob_a/prob_b) and SVMRegressor, Scaler, Normalizer,
+Imputer, ArrayFeatureExtractor (labels of argmax), and default-domain
+MatMul/Softmax for the MLP."""
 
 from __future__ import annotations
 
@@ -24,16 +25,19 @@ pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::UserWa
 
 from sklearn.datasets import make_classification, make_regression  # noqa: E402
 from sklearn.ensemble import (  # noqa: E402
+    AdaBoostClassifier,
+    ExtraTreesClassifier,
     GradientBoostingClassifier,
     GradientBoostingRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
 )
+from sklearn.impute import SimpleImputer  # noqa: E402
 from sklearn.linear_model import LinearRegression, LogisticRegression  # noqa: E402
 from sklearn.neural_network import MLPClassifier  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.preprocessing import Normalizer, StandardScaler  # noqa: E402
-from sklearn.svm import SVC, SVR  # noqa: E402
+from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler  # noqa: E402
+from sklearn.svm import SVC, SVR, LinearSVC  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 import onnxc  # noqa: E402
@@ -67,6 +71,9 @@ CLASSIFIERS: dict[str, Callable[[], Any]] = {
         n_estimators=8, max_depth=3, random_state=0
     ),
     "svc": lambda: SVC(random_state=0, **PROBABILITIES),
+    "linear_svc": LinearSVC,
+    "extra_trees": lambda: ExtraTreesClassifier(n_estimators=5, max_depth=4, random_state=0),
+    "adaboost": lambda: AdaBoostClassifier(n_estimators=5, random_state=0),
     "scaler_pipeline": lambda: make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)),
     "normalizer_pipeline": lambda: make_pipeline(
         Normalizer(), RandomForestClassifier(n_estimators=4, max_depth=3, random_state=0)
@@ -86,8 +93,8 @@ REGRESSORS: dict[str, Callable[[], Any]] = {
 
 def _export(model: Any, x: np.ndarray) -> Any:
     """The ONNX model of a fitted estimator: float input [N, C], integer
-    labels and a probability tensor (ZipMap off)."""
-    options = {id(model): {"zipmap": False}} if hasattr(model, "classes_") else None
+    labels and a probability tensor (ZipMap off, for models that have one)."""
+    options = {id(model): {"zipmap": False}} if hasattr(model, "predict_proba") else None
     return skl2onnx.to_onnx(model, x[:1], options=options, target_opset={"": 17, "ai.onnx.ml": 3})
 
 
@@ -129,3 +136,14 @@ def test_regressor_matches_onnxruntime(name: str) -> None:
     assert got.shape == want.shape
     tolerance = REGRESSION_TOLERANCE
     np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
+
+
+def test_imputer_pipeline_matches_onnxruntime() -> None:
+    """SimpleImputer (onnx_ml.Imputer on NaN), MinMaxScaler (Scaler) and a
+    logistic regression, on features with missing values."""
+    x = X_CLASSES.copy()
+    x[::5, 1] = np.nan
+    x[::7, 4] = np.nan
+    model = make_pipeline(SimpleImputer(), MinMaxScaler(), LogisticRegression(max_iter=500))
+    errors = _compare(model.fit(x, Y_CLASSES), x[:40], "imputer_pipeline")
+    assert errors and max(errors) <= PROBABILITY_TOLERANCE, errors
