@@ -156,8 +156,9 @@ class _Walk:
         root = _index(b, self.roots, tree)
         return for_range(b, 0, self.ensemble.forest.depth, [root], step)[0]
 
-    def add_leaf(self, b: Builder, node: SSAValue, scores: SSAValue, has: SSAValue) -> None:
-        """Aggregate the weights of leaf `node` into the row `scores`."""
+    def add_leaf(self, b: Builder, node: SSAValue, scores: SSAValue, has: SSAValue | None) -> None:
+        """Aggregate the weights of leaf `node` into the row `scores` (and
+        set their targets' flags in `has`, when tracked)."""
         start = _index(b, self.leaf_start, node)
         end = b.insert(arith.AddiOp(start, _index(b, self.leaf_count, node))).result
         aggregate = self.ensemble.aggregate
@@ -166,14 +167,15 @@ class _Walk:
             target = _index(b, self.leaf_target, k)
             value = _load(b, self.leaf_weight, k)
             old = _load(b, scores, target)
-            if aggregate in ("MIN", "MAX"):
+            if aggregate in ("MIN", "MAX") and has is not None:
                 better = (scalar.LESS if aggregate == "MIN" else scalar.GREATER)(b, value, old)
                 first = scalar.NOT(b, _load(b, has, target))
                 new = ml_scores.select(b, scalar.OR(b, first, better), value, old)
             else:
                 new = scalar.ADD(b, old, value)
             b.insert(memref.StoreOp.get(new, scores, [target]))
-            b.insert(memref.StoreOp.get(scalar.constant(b, 1, I1), has, [target]))
+            if has is not None:
+                b.insert(memref.StoreOp.get(scalar.constant(b, 1, I1), has, [target]))
             return []
 
         for_range(b, start, end, [], entry)
@@ -200,7 +202,9 @@ def walk_ensemble(
         check(rewriter, op, lowering.shapes.less(used, x.c), "X has every feature a node reads")
     walk = _Walk(op, rewriter, ensemble)
     scores = ml_scores.scratch(rewriter, [targets], ensemble.accumulate)
-    has = ml_scores.scratch(rewriter, [targets], I1)
+    # One target summed needs no has-a-score flags (its score is read as is).
+    tracked = targets > 1 or ensemble.aggregate in ("MIN", "MAX")
+    has = ml_scores.scratch(rewriter, [targets], I1) if tracked else None
 
     def sample(b: Builder, at: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
         for k in range(targets):
@@ -209,7 +213,8 @@ def walk_ensemble(
                     scalar.constant(b, 0, ensemble.accumulate), scores, [index(b, k)]
                 )
             )
-            b.insert(memref.StoreOp.get(scalar.constant(b, 0, I1), has, [index(b, k)]))
+            if has is not None:
+                b.insert(memref.StoreOp.get(scalar.constant(b, 0, I1), has, [index(b, k)]))
 
         def tree(b: Builder, t: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             walk.add_leaf(b, walk.leaf(b, x, at[0], t), scores, has)
@@ -217,7 +222,10 @@ def walk_ensemble(
 
         for_range(b, 0, len(forest.roots), [], tree)
         values = [_load(b, scores, index(b, k)) for k in range(targets)]
-        flags = [_load(b, has, index(b, k)) for k in range(targets)]
+        if has is not None:
+            flags = [_load(b, has, index(b, k)) for k in range(targets)]
+        else:
+            flags = [scalar.constant(b, 1, I1)] * targets
         finish(b, at[0], values, flags)
         return []
 
