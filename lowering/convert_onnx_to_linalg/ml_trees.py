@@ -130,8 +130,10 @@ class TreeEnsembleClassifierOpLowering(OnnxLowering[onnx_ml.TreeEnsembleClassifi
     and the post-transformed scores. Two classes follow onnxruntime's binary
     rules: with weights for one class only (the binary case) the label is
     labels[1] where that class's score is > 0.5 (all weights positive) or
-    > 0, and a missing second score is made from the first ([1 - s, s], or
-    [-s, s] with mixed signs, logistic of both with LOGISTIC)."""
+    > 0, and a missing second score is made from the first ([1 - p, p] with
+    p = s or, with LOGISTIC, logistic(s); [-s, s] with mixed signs). Where
+    onnxruntime leaves the second score unwritten (after PROBIT, or with a
+    single base value), it is 0 here."""
 
     def rewrite(self, op: onnx_ml.TreeEnsembleClassifierOp, rewriter: PatternRewriter) -> None:
         labels = ml_scores.int_labels(op, "classlabels_int64s", "classlabels_strings")
@@ -214,6 +216,8 @@ def _binary(
     s0 = ml_scores.select(b, h0, s0, zero)
     s1 = ml_scores.select(b, h1, s1, zero)
     two = ml_scores.transformed(b, name, [s0, s1])
+    # A single score made into two (onnxruntime leaves the second unwritten
+    # after PROBIT or with no rule for it: 0 here).
     if name == "PROBIT":
         one = [ml_scores.probit(b, s0), zero]
     elif not binary and base:
@@ -223,6 +227,7 @@ def _binary(
     elif mixed:
         one = [scalar.NEG(b, s0), s0]
     else:
-        one = [scalar.SUB(b, ml_scores.const(b, 1.0), s0), s0]
+        p = ml_scores.logistic(b, s0) if name == "LOGISTIC" else s0
+        one = [scalar.SUB(b, ml_scores.const(b, 1.0), p), p]
     scores = [ml_scores.select(b, both, a, c) for a, c in zip(two, one, strict=True)]
     return label, scores
