@@ -1,7 +1,10 @@
-"""TreeEnsembleClassifier's two-class rules match onnxruntime's in every
-combination that matters: weights for one class or both (and which), all
-positive or of mixed signs, zero, one or two base values, and each post
-transform. One model holds a node per combination, so this is one build.
+"""The tree ensembles' finishing rules match onnxruntime's in every
+combination that matters. TreeEnsembleClassifier with two classes: weights
+for one class or both (and which), all positive or of mixed signs, zero, one
+or two base values, each post transform. TreeEnsembleRegressor: one to three
+targets (some never scored), each aggregate function, with and without base
+values, each post transform. One model per operator holds a node per
+combination, so each is one build.
 
 onnxruntime leaves the second score unwritten after PROBIT on a single score,
 and with one base value and weights for both classes where a sample's second
@@ -79,4 +82,51 @@ def test_two_class_rules_match_onnxruntime() -> None:
         columns = 1 if unwritten else 2
         np.testing.assert_allclose(
             z[:, :columns], want[:, :columns], rtol=1e-6, atol=1e-7, err_msg=label
+        )
+
+
+REGRESSIONS = list(
+    itertools.product((1, 2, 3), ("SUM", "AVERAGE", "MIN", "MAX"), (False, True), TRANSFORMS)
+)
+
+
+def _regressors() -> onnx.ModelProto:
+    nodes: list[onnx.NodeProto] = []
+    outputs: list[onnx.ValueInfoProto] = []
+    trees = {k: v for k, v in TREES.items() if k.startswith("nodes_")}
+    for k, (targets, aggregate, base, transform) in enumerate(REGRESSIONS):
+        attributes: dict[str, Any] = {
+            **trees,
+            "n_targets": targets,
+            "target_treeids": [0, 0, 1, 1],
+            "target_nodeids": [1, 2, 1, 2],
+            # with 3 targets, target 1 gets no weight from tree 1's leaves
+            "target_ids": [0, min(1, targets - 1), 0, min(2, targets - 1)],
+            "target_weights": [0.3, -0.8, 0.6, 0.1],
+            "aggregate_function": aggregate,
+        }
+        if base:
+            attributes["base_values"] = [0.1 * (t + 1) for t in range(targets)]
+        node = helper.make_node(
+            "TreeEnsembleRegressor", ["x"], [f"y{k}"], domain="ai.onnx.ml", **attributes
+        )
+        node.attribute.append(helper.make_attribute("post_transform", transform))
+        nodes.append(node)
+        outputs.append(helper.make_tensor_value_info(f"y{k}", TensorProto.FLOAT, [8, targets]))
+    graph = helper.make_graph(
+        nodes, "rules", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 2])], outputs
+    )
+    opsets = [helper.make_opsetid("ai.onnx.ml", 3), helper.make_opsetid("", 17)]
+    return helper.make_model(graph, opset_imports=opsets)
+
+
+def test_regression_rules_match_onnxruntime() -> None:
+    model = _regressors()
+    x = np.random.default_rng(1).standard_normal((8, 2)).astype(np.float32)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    wanted = session.run(None, {"x": x})
+    got = onnxc.compile(model, name="regression_rules").run({"x": x})
+    for k, want in enumerate(wanted):
+        np.testing.assert_allclose(
+            got[f"y{k}"], want, rtol=1e-6, atol=1e-7, err_msg=f"combination {REGRESSIONS[k]}"
         )
