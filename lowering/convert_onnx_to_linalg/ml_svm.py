@@ -225,9 +225,10 @@ class SVMClassifierOpLowering(OnnxLowering[onnx_ml.SVMClassifierOp]):
     """`onnx_ml.SVMClassifier` with int64 labels (see the module docstring).
     With support vectors: the label of the most voted class (the first on a
     tie); Z the class probabilities with `prob_a`/`prob_b`, else the
-    one-vs-one decision values (two classes: [-d, d] with NONE, [1 - d, d]
-    otherwise). Without: onnxruntime's linear scores and labels. Then the
-    post transform."""
+    one-vs-one decision values (two classes: [-d, d] with NONE, [1 - p, p]
+    otherwise, p the logistic of d with LOGISTIC, else d; PROBIT writes
+    probit(d) and 0, where onnxruntime leaves the second unwritten). Without:
+    onnxruntime's linear scores and labels. Then the post transform."""
 
     def rewrite(self, op: onnx_ml.SVMClassifierOp, rewriter: PatternRewriter) -> None:
         x = ml_scores.samples(self, op, rewriter)
@@ -303,7 +304,9 @@ class SVMClassifierOpLowering(OnnxLowering[onnx_ml.SVMClassifierOp]):
             elif name == "NONE":
                 out = [scalar.NEG(b, scores[0]), scores[0]]
             else:
-                out = [scalar.SUB(b, const(b, 1.0), scores[0]), scores[0]]
+                d = scores[0]
+                p = ml_scores.logistic(b, d) if name == "LOGISTIC" else d
+                out = [scalar.SUB(b, const(b, 1.0), p), p]
             ml_scores.store_row(b, out, z, at[0])
             return []
 
