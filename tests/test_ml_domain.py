@@ -82,22 +82,20 @@ def test_other_domains_stay_refused() -> None:
         import_model(model)
 
 
+def _map_sequence(name: str) -> onnx.ValueInfoProto:
+    """A ZipMap output: a sequence of int64 -> float maps."""
+    value = helper.make_tensor_type_proto(TensorProto.FLOAT, [])
+    maps = helper.make_map_type_proto(TensorProto.INT64, value)
+    return helper.make_value_info(name, helper.make_sequence_type_proto(maps))
+
+
 def test_zipmap_is_a_one_line_error() -> None:
     node = helper.make_node("ZipMap", ["x"], ["y"], name="zm", domain=ML, classlabels_int64s=[0, 1])
     graph = helper.make_graph(
         [node],
         "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
-        [
-            helper.make_value_info(
-                "y",
-                helper.make_sequence_type_proto(
-                    helper.make_map_type_proto(
-                        TensorProto.INT64, helper.make_tensor_type_proto(TensorProto.FLOAT, [])
-                    )
-                ),
-            )
-        ],
+        [_map_sequence("y")],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid(ML, 1)])
     with pytest.raises(
@@ -121,14 +119,7 @@ def test_check_lists_an_ml_gap_with_its_domain() -> None:
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
         [
             helper.make_tensor_value_info("t", TensorProto.FLOAT, [1, 1]),
-            helper.make_value_info(
-                "y",
-                helper.make_sequence_type_proto(
-                    helper.make_map_type_proto(
-                        TensorProto.INT64, helper.make_tensor_type_proto(TensorProto.FLOAT, [])
-                    )
-                ),
-            ),
+            _map_sequence("y"),
         ],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid(ML, 1)])

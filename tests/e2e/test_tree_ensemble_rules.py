@@ -44,6 +44,14 @@ TRANSFORMS = ("NONE", "LOGISTIC", "SOFTMAX", "SOFTMAX_ZERO", "PROBIT")
 COMBINATIONS = list(itertools.product(CLASS_IDS, WEIGHTS, BASES, TRANSFORMS))
 
 
+def _one_model(nodes: list[onnx.NodeProto], outputs: list[onnx.ValueInfoProto]):
+    """The nodes side by side on one input x [8, 2]."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 2])
+    graph = helper.make_graph(nodes, "rules", [x], outputs)
+    opsets = [helper.make_opsetid("ai.onnx.ml", 3), helper.make_opsetid("", 17)]
+    return helper.make_model(graph, opset_imports=opsets)
+
+
 def _model() -> onnx.ModelProto:
     nodes: list[onnx.NodeProto] = []
     outputs: list[onnx.ValueInfoProto] = []
@@ -58,11 +66,7 @@ def _model() -> onnx.ModelProto:
         nodes.append(node)
         outputs.append(helper.make_tensor_value_info(f"y{k}", TensorProto.INT64, [8]))
         outputs.append(helper.make_tensor_value_info(f"z{k}", TensorProto.FLOAT, [8, 2]))
-    graph = helper.make_graph(
-        nodes, "rules", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 2])], outputs
-    )
-    opsets = [helper.make_opsetid("ai.onnx.ml", 3), helper.make_opsetid("", 17)]
-    return helper.make_model(graph, opset_imports=opsets)
+    return _one_model(nodes, outputs)
 
 
 def test_two_class_rules_match_onnxruntime() -> None:
@@ -113,11 +117,7 @@ def _regressors() -> onnx.ModelProto:
         node.attribute.append(helper.make_attribute("post_transform", transform))
         nodes.append(node)
         outputs.append(helper.make_tensor_value_info(f"y{k}", TensorProto.FLOAT, [8, targets]))
-    graph = helper.make_graph(
-        nodes, "rules", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 2])], outputs
-    )
-    opsets = [helper.make_opsetid("ai.onnx.ml", 3), helper.make_opsetid("", 17)]
-    return helper.make_model(graph, opset_imports=opsets)
+    return _one_model(nodes, outputs)
 
 
 def test_regression_rules_match_onnxruntime() -> None:
