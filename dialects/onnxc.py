@@ -11,7 +11,8 @@ that return a distinct status (`ONNXC_ERR_SHAPE`, `ONNXC_ERR_CAPACITY`,
 
 One scalar operation is the runtime's own: `onnxc.uniform`, the random number
 of the random operators, which the C printer prints as a call of the
-runtime's counter-based generator.
+runtime's counter-based generator. Two more are calls of the runtime's image
+decoder (onnxc_image.c): `onnxc.image_size` and `onnxc.image_decode`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     StringAttr,
     i64,
@@ -151,4 +153,60 @@ class UniformOp(IRDLOperation):
         super().__init__(operands=[key, counter], result_types=[t])
 
 
-ONNXC = Dialect("onnxc", [InputOp, OutputOp, CheckOp, WorkspaceOp, UniformOp], [])
+@irdl_op_definition
+class ImageSizeOp(IRDLOperation):
+    """`onnxc.image_size %stream : memref<?xui8>`: the height and width of the
+    image encoded in the bytes of `%stream` (0 and 0 when the runtime cannot
+    decode it) and the scratch bytes `onnxc.image_decode` needs:
+    `onnxc_image_size` of the runtime."""
+
+    name = "onnxc.image_size"
+
+    stream = operand_def(MemRefType)
+    height = result_def(IndexType)
+    width = result_def(IndexType)
+    scratch = result_def(IndexType)
+
+    traits = traits_def(MemoryReadEffect())
+
+    assembly_format = "$stream attr-dict `:` type($stream)"
+
+    def __init__(self, stream: SSAValue):
+        super().__init__(operands=[stream], result_types=[IndexType()] * 3)
+
+
+@irdl_op_definition
+class ImageDecodeOp(IRDLOperation):
+    """`onnxc.image_decode %stream, %scratch pixel_format N`: decodes the
+    image in `%stream` into the first height x width x channels bytes of
+    `%scratch` (row-major, channels 3 for pixel format 0 RGB and 1 BGR, 1 for
+    2 grayscale); the result is whether it could (not if the stream is
+    corrupt): `onnxc_image_decode` of the runtime."""
+
+    name = "onnxc.image_decode"
+
+    stream = operand_def(MemRefType)
+    scratch = operand_def(MemRefType)
+    pixel_format = prop_def(IntegerAttr)
+    ok = result_def(I1)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = (
+        "$stream `,` $scratch `pixel_format` $pixel_format attr-dict `:` type($stream) `,`"
+        " type($scratch)"
+    )
+
+    def __init__(self, stream: SSAValue, scratch: SSAValue, pixel_format: int):
+        super().__init__(
+            operands=[stream, scratch],
+            result_types=[IntegerType(1)],
+            properties={"pixel_format": IntegerAttr(pixel_format, i64)},
+        )
+
+
+ONNXC = Dialect(
+    "onnxc",
+    [InputOp, OutputOp, CheckOp, WorkspaceOp, UniformOp, ImageSizeOp, ImageDecodeOp],
+    [],
+)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import importlib.machinery
 import importlib.util
 import math
@@ -38,9 +37,10 @@ from onnxc.emit.runner import (
     check_inputs,
     status_error,
 )
+from onnxc.emit.text_files import digest, write_text
 from onnxc.errors import BuildError, InternalError
 from onnxc.ir_names import ARENA_ALIGN
-from onnxc.runtime_c import runtime_dir, runtime_files
+from onnxc.runtime_c import runtime_dir, runtime_files, sources_for
 
 __all__ = ["BuildError", "CompiledC", "build_extension", "built_extensions", "cache_dir"]
 
@@ -150,11 +150,9 @@ def _extension_path(
 ) -> tuple[str, Path]:
     """The module name and cached path of the extension built from these
     sources and flags (the key covers the runtime, compiler and Python too)."""
-    runtime = "".join(p.read_text() for p in runtime_files())
-    key_text = "\0".join(
-        [c_source, header_source, name, runtime, *cflags, _compiler_id(), sys.version]
-    )
-    key = hashlib.sha256(key_text.encode()).hexdigest()[:24]
+    runtime = "".join([*(p.read_text() for p in runtime_files()), *sources_for(c_source).values()])
+    key_parts = [c_source, header_source, name, runtime, *cflags, _compiler_id(), sys.version]
+    key = digest(key_parts)[:24]
     module_name = f"{EXTENSION_PREFIX}{name}_{key}"
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     return module_name, cache_dir() / f"{module_name}{suffix}"
@@ -191,14 +189,18 @@ def build_extension(
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
         tmpdir = Path(tmp)
-        (tmpdir / f"{name}.c").write_text(c_source)
+        write_text(tmpdir / f"{name}.c", c_source)
         (tmpdir / f"{name}.h").write_text(header_source)
+        sources = [tmpdir / f"{name}.c"]
+        for file, text in sources_for(c_source).items():  # runtime sources the model calls
+            (tmpdir / file).write_text(text)
+            sources.append(tmpdir / file)
         ffi = cffi.FFI()
         ffi.cdef(make_cdef(header_source, name))
         ffi.set_source(
             module_name,
             f'#include "{name}.h"\n',
-            sources=[str(tmpdir / f"{name}.c")],
+            sources=[str(s) for s in sources],
             include_dirs=[str(tmpdir), str(runtime_dir())],
             extra_compile_args=cflags,
         )

@@ -35,6 +35,7 @@ returns `ONNXC_OK` or a negative `ONNXC_ERR_*` status.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -55,11 +56,19 @@ from onnxc.dialects.onnxc import CheckOp, InputOp, OutputOp, WorkspaceOp
 from onnxc.element_types import ElementType
 from onnxc.emit.c_names import Namer, c_comment, c_string, sanitize
 from onnxc.emit.c_printer import BodyPrinter, Memref, mul
-from onnxc.emit.c_types import row, storage_literals
+from onnxc.emit.c_types import row, storage_literals, storage_values
+from onnxc.emit.c_weights import (
+    LISTED_BYTES,
+    LITTLE_ENDIAN_CHECK,
+    byte_string_declaration,
+    byte_string_definition,
+    little_endian_bytes,
+)
 from onnxc.emit.runner import Dim, TensorSpec
 from onnxc.errors import CEmitError
 from onnxc.intervals import INFINITY, Interval, evaluate, upper_bound
 from onnxc.ir_names import ARENA, DIMS, INPUT_NAMES, MAX_DIMS, OUTPUT_NAMES
+from onnxc.runtime_c import sources_for
 
 __all__ = ["CParam", "PrintedC", "print_c", "print_c_files"]
 
@@ -358,35 +367,45 @@ class ModelPrinter:
     # --- file-level parts ---------------------------------------------------------
 
     def weights(self, separate: bool) -> tuple[list[str], list[str]]:
-        """Weight definitions, and (when `separate`) the `extern` declarations
-        NAME.c needs: separate weights get external linkage, prefixed NAME_."""
+        """Weight definitions (see `c_weights`), and (when `separate`) the
+        `extern` declarations NAME.c needs: separate weights get external
+        linkage, prefixed NAME_."""
         out: list[str] = []
         declarations: list[str] = []
         storage = "" if separate else "static "
         for g in self.globals:
             sym = g.sym_name.data
             name = self.namer.take(f"{self.name}_{sym}" if separate else sym)
-            self.global_names[sym] = name
             t = g.type
             if not isinstance(t, MemRefType) or g.constant is None:
                 raise CEmitError(f"memref.global @{sym} must be a constant memref")
             if not isinstance(g.initial_value, DenseIntOrFPElementsAttr):
                 raise CEmitError(f"memref.global @{sym} has no dense initial value")
-            count = 1
-            for d in t.get_shape():
-                count *= d
-            values = storage_literals(bytes(g.initial_value.data.data), t.element_type, count)
+            count = math.prod(t.get_shape())
+            raw = bytes(g.initial_value.data.data)
             ct = row(t.element_type).storage_c_type
-            decl = f"const {ct} {name}[{max(1, len(values))}] ONNXC_WEIGHT_ATTRIBUTES"
+            values = storage_values(raw, t.element_type, count)
+            if values.nbytes > LISTED_BYTES:
+                data = little_endian_bytes(values)
+                self.global_names[sym] = f"{name}.v"
+                declarations += byte_string_declaration(ct, name, data.size, values.size)
+                out += byte_string_definition(storage, ct, name, data, values.size, separate)
+                out.append("")
+                continue
+            self.global_names[sym] = name
+            literals = storage_literals(values, t.element_type)
+            decl = f"const {ct} {name}[{max(1, len(literals))}] ONNXC_WEIGHT_ATTRIBUTES"
             declarations.append(f"extern {decl};")
-            if values:
+            if literals:
                 out.append(f"{storage}{decl} = {{")
-                for k in range(0, len(values), VALUES_PER_LINE):
-                    out.append("  " + ", ".join(values[k : k + VALUES_PER_LINE]) + ",")
+                for k in range(0, len(literals), VALUES_PER_LINE):
+                    out.append("  " + ", ".join(literals[k : k + VALUES_PER_LINE]) + ",")
                 out.append("};")
             else:
                 out.append(f"{storage}{decl} = {{0}}; /* empty */")
             out.append("")
+        if any(name.endswith(".v") for name in self.global_names.values()):
+            out = [*LITTLE_ENDIAN_CHECK, "", *out]
         return out, (declarations + [""] if separate and declarations else [])
 
     def tables(self) -> list[str]:
@@ -711,7 +730,8 @@ def print_c_files(
     version: str = "unknown",
     separate_weights: bool = False,
 ) -> PrintedC:
-    """Print `module` as C files: file name -> text, `NAME.c` and `NAME.h`, and
+    """Print `module` as C files: file name -> text, `NAME.c` and `NAME.h`, the
+    optional runtime sources NAME.c calls (`runtime_c.sources_for`), and
     with `separate_weights` also `NAME_weights.c` holding every weight array
     (external `NAME_`-prefixed symbols), so large models can be built or placed
     apart. `name` must be a C identifier; it prefixes every public symbol.
@@ -741,6 +761,7 @@ def print_c_files(
         f"{name}.c": "\n".join(c_lines),
         f"{name}.h": printer.header(_banner(version, options_comment, f"{name}.h:")),
     }
+    files.update(sources_for(files[f"{name}.c"]))
     if separate_weights:
         weights_banner = _banner(
             version, options_comment, f"{name}_weights.c: the weights of {name}.c."

@@ -29,7 +29,8 @@ Conventions of the generated C:
   scalars are 8-bit C values kept in range (signed ones sign-extended);
 - `math.roundeven` is `rint` (the default rounding mode); `maximumf` and
   `minimumf` propagate NaN but do not order -0 and +0;
-- `onnxc.uniform` is a call of the runtime's counter-based random generator.
+- `onnxc.uniform` is a call of the runtime's counter-based random generator;
+  `onnxc.image_size` and `onnxc.image_decode` are calls of its image decoder.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ from xdsl.ir.affine import (
 )
 
 from onnxc import element_types
+from onnxc.dialects.onnxc import ImageDecodeOp, ImageSizeOp
 from onnxc.element_types import Kind
 from onnxc.emit.c_names import Namer, c_comment
 from onnxc.emit.c_types import (
@@ -712,6 +714,22 @@ class BodyPrinter:
         else:
             for t, v, _ in pairs:
                 self.emit(f"{t} = {v};")
+
+    @print_op.register(ImageSizeOp)
+    def _print_image_size(self, op: ImageSizeOp) -> None:
+        stream = self.buffer(op.stream)
+        height = self.local_name(op.height, "height")
+        width = self.local_name(op.width, "width")
+        self.emit(f"ptrdiff_t {height}, {width};")
+        call = f"onnxc_image_size({stream.pointer}, {stream.sizes[0]}, &{height}, &{width})"
+        self.define(op.scratch, call)
+
+    @print_op.register(ImageDecodeOp)
+    def _print_image_decode(self, op: ImageDecodeOp) -> None:
+        stream, scratch = self.buffer(op.stream), self.buffer(op.scratch)
+        arguments = [stream.pointer, stream.sizes[0], scratch.pointer, scratch.sizes[0]]
+        code = op.pixel_format.value.data
+        self.define(op.ok, f"onnxc_image_decode({', '.join(arguments)}, {code}) != 0")
 
     @print_op.register(func.ReturnOp)
     def _print_func_return(self, op: func.ReturnOp) -> None:

@@ -123,12 +123,12 @@ def int_literal(value: int, t: Attribute) -> str:
     return f"({value})" if value < 0 else str(value)
 
 
-def storage_literals(raw: bytes, t: Attribute, count: int) -> list[str]:
-    """C initialisers of a tensor of `count` elements of element type `t` from
-    the raw bytes of its IR constant (one storage element each, see
-    `ElementType.storage_dtype`; a splat of one element is repeated). float16,
-    bfloat16 and the 8-bit floats are written as their storage words in hex,
-    the packed 4-bit and 2-bit types as their bytes in hex, floats exactly."""
+def storage_values(raw: bytes, t: Attribute, count: int) -> np.ndarray:
+    """The storage elements of a tensor of `count` elements of element type `t`
+    (one per C array element, see `ElementType.storage_dtype`) from the raw
+    bytes of its IR constant: bools as 0/1 bytes, float16, bfloat16 and the
+    8-bit floats as their words, the packed 4-bit and 2-bit types as packed
+    bytes; a splat of one element is repeated."""
     element = row(t)
     if element.kind is Kind.BOOL:
         values = (np.frombuffer(raw, dtype=np.uint8) != 0).astype(np.uint8)
@@ -141,8 +141,18 @@ def storage_literals(raw: bytes, t: Attribute, count: int) -> list[str]:
     if values.size != count:
         raise CEmitError(f"a weight holds {values.size} values, its type needs {count}")
     if element.packing > 1:
-        packed = element.pack(element.from_storage(values))
-        return [f"0x{int(v):02x}" for v in packed.tolist()]
+        return element.pack(element.from_storage(values))
+    return values
+
+
+def storage_literals(values: np.ndarray, t: Attribute) -> list[str]:
+    """C initialisers of the storage elements `values` of a tensor of element
+    type `t` (see `storage_values`):
+    float16, bfloat16 and the 8-bit floats as their storage words in hex, the
+    packed 4-bit and 2-bit types as their bytes in hex, floats exactly."""
+    element = row(t)
+    if element.packing > 1:
+        return [f"0x{int(v):02x}" for v in values.tolist()]
     if element.compute_type is not None:
         return [f"0x{int(v):0{2 * element.size}x}" for v in values.tolist()]
     if element.kind is Kind.FLOAT:

@@ -22,9 +22,9 @@ nonzero exit (with the harness's message) or a timeout (with its length).
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -35,6 +35,7 @@ import numpy as np
 
 from onnxc.emit.build import cache_dir
 from onnxc.emit.runner import TensorSpec, check_inputs
+from onnxc.emit.text_files import digest, write_text
 from onnxc.errors import BuildError, OnnxcError, RunError
 from onnxc.options import DEFAULT_TIMEOUT
 from onnxc.runtime_c import harness_source, runtime_dir, runtime_files
@@ -111,6 +112,29 @@ def _check_specs(cc_path: str, target: Target) -> None:
             )
 
 
+_OVERFLOW = re.compile(r"region [`'](\w+)' overflowed by (\d+) bytes")
+
+
+_SHOWN = {"flash": "flash", "ram": "RAM"}
+
+
+def _overflow(log: str, target: Target) -> str | None:
+    """What the linker's "region `flash' overflowed by N bytes" lines mean,
+    with the figures: the bytes needed and the target's size of each region."""
+    if target.memory is None:
+        return None
+    sizes = {"flash": target.memory[0][1], "ram": target.memory[1][1]}
+    found = [(region, int(over)) for region, over in _OVERFLOW.findall(log) if region in sizes]
+    if not found:
+        return None
+    parts = [
+        f"it needs {sizes[region] + over:,} bytes of {_SHOWN[region]} and {target.name} "
+        f"has {sizes[region]:,} ({over:,} too many)"
+        for region, over in dict(found).items()
+    ]
+    return "; ".join(parts)
+
+
 def _first_error(log: str, folder: Path) -> str:
     """The first line of `log` naming an error, with the build folder's paths
     shortened to file names."""
@@ -139,7 +163,7 @@ def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level:
         key_parts += [file_name, files[file_name]]
     cc_path = shutil.which(target.cc)
     key_parts.append(_compiler_version(cc_path) if cc_path else target.cc)
-    key = hashlib.sha256("\0".join(key_parts).encode()).hexdigest()[:24]
+    key = digest(key_parts)[:24]
     elf = cache_dir() / "elf" / f"{name}-{target.name}-{key}.elf"
     if elf.exists():
         return elf
@@ -150,7 +174,7 @@ def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level:
     with tempfile.TemporaryDirectory(dir=elf.parent, prefix=".build-") as tmp:
         folder = Path(tmp)
         for file_name, text in files.items():
-            (folder / file_name).write_text(text)
+            write_text(folder / file_name, text)
         command = [
             cc_path,
             *flags,
@@ -164,9 +188,8 @@ def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level:
         ]
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         if result.returncode != 0:
-            raise BuildError(
-                f"building {name} for {target.name} failed: {_first_error(result.stderr, folder)}"
-            )
+            cause = _overflow(result.stderr, target) or _first_error(result.stderr, folder)
+            raise BuildError(f"building {name} for {target.name} failed: {cause}")
         os.replace(folder / "prog.elf", elf)  # atomic: a concurrent build is identical
     return elf
 

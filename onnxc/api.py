@@ -34,6 +34,7 @@ from onnxc.emit.build import CompiledC, build_extension, is_built
 from onnxc.emit.c_interface import print_c_files
 from onnxc.emit.cross import EmulatedC, build_elf
 from onnxc.emit.runner import Dim, Runner, TensorSpec
+from onnxc.emit.text_files import write_text
 from onnxc.errors import OnnxcError, RunError, UnsupportedError
 from onnxc.importer import ImportedModel, ModelLike, import_model, load_model
 from onnxc.options import DEFAULT_TIMEOUT, CompileOptions
@@ -104,7 +105,7 @@ class GeneratedC:
             out.mkdir(parents=True, exist_ok=True)
             written: list[Path] = []
             for file_name, text in self.files.items():
-                (out / file_name).write_text(text)
+                write_text(out / file_name, text)
                 written.append(out / file_name)
             for source in runtime_files():
                 shutil.copyfile(source, out / source.name)
@@ -113,9 +114,10 @@ class GeneratedC:
             raise OnnxcError(f"cannot write the C files into '{out}': {error.strerror}") from None
         return written
 
-    def to_json(self) -> str | None:
-        """The whole of this object as JSON (what the compilation cache
-        stores), or None when an input default has no element type to name."""
+    def to_entry(self) -> compile_cache.Entry | None:
+        """This object as a compilation-cache entry: the files, and the rest
+        as one line of JSON; None when an input default has no element type
+        to name."""
         defaults: dict[str, Any] = {}
         for input_name, array in self.input_defaults.items():
             element = element_types.of_numpy(array.dtype)
@@ -126,10 +128,9 @@ class GeneratedC:
                 "shape": list(array.shape),
                 "data": base64.b64encode(np.ascontiguousarray(array).tobytes()).decode(),
             }
-        return json.dumps(
+        header = json.dumps(
             {
                 "name": self.name,
-                "files": self.files,
                 "inputs": [_spec_to_plain(s) for s in self.inputs],
                 "outputs": [_spec_to_plain(s) for s in self.outputs],
                 "input_defaults": defaults,
@@ -137,12 +138,14 @@ class GeneratedC:
                 "dims": self.dims,
             }
         )
+        return header, dict(self.files)
 
     @classmethod
-    def from_json(cls, text: str) -> GeneratedC:
-        """The object `to_json` wrote. Raises ValueError, KeyError or TypeError
-        on text it did not write."""
-        plain = json.loads(text)
+    def from_entry(cls, entry: compile_cache.Entry) -> GeneratedC:
+        """The object `to_entry` made. Raises ValueError, KeyError or TypeError
+        on an entry it did not make."""
+        header, files = entry
+        plain = json.loads(header)
         defaults: dict[str, np.ndarray] = {}
         for input_name, stored in plain["input_defaults"].items():
             dtype = _element_of(stored["element"]).numpy_dtype
@@ -153,7 +156,7 @@ class GeneratedC:
             raise TypeError(f"workspace_size {workspace_size!r}")
         return cls(
             str(plain["name"]),
-            {str(k): str(v) for k, v in plain["files"].items()},
+            files,
             [_spec_from_plain(s) for s in plain["inputs"]],
             [_spec_from_plain(s) for s in plain["outputs"]],
             defaults,
@@ -228,7 +231,7 @@ def generate_with(
     stored = compile_cache.read(key)
     if stored is not None:
         try:
-            generated = GeneratedC.from_json(stored)
+            generated = GeneratedC.from_entry(stored)
         except (ValueError, KeyError, TypeError):
             pass  # a corrupt entry is a miss: compiled again below and overwritten
         else:
@@ -236,9 +239,9 @@ def generate_with(
                 progress.step("compilation cache", "hit: import, lowering and C printing skipped")
             return generated
     generated = _generate(proto, c_name, options, None, progress)
-    text = generated.to_json()
-    if text is not None:
-        compile_cache.write(key, text)
+    entry = generated.to_entry()
+    if entry is not None:
+        compile_cache.write(key, *entry)
     return generated
 
 

@@ -2,6 +2,7 @@
 
     onnxc compile MODEL.onnx -o OUTDIR [--name NAME] [--dim SYM=N]... [--shape INPUT=D0,D1,...]...
                   [--target T] [--emit onnx|linalg|loops|c] [--weights-file] [--report]
+                  [--report-html FILE]
     onnxc run MODEL.onnx [--input NAME=FILE.npy]... [--random [--seed N]] [--expect FILE.npy]...
               [--compare onnxruntime] [--rtol R] [--atol A] [--save DIR] [--target T]
     onnxc --version
@@ -32,7 +33,7 @@ from onnxc.errors import OnnxcError
 from onnxc.lowering import STAGE_NAMES
 
 if TYPE_CHECKING:
-    pass
+    from onnxc.report import Report
 
 
 def _compile_command(args: argparse.Namespace) -> int:
@@ -70,19 +71,24 @@ def _compile_command(args: argparse.Namespace) -> int:
     from onnxc.report import StageFigures, make_report
 
     seen = StageFigures()
+    wants_report = args.report or args.report_html is not None
     generated = generate_with(
-        args.model, options, on_stage=seen if args.report else None, progress=progress
+        args.model, options, on_stage=seen if wants_report else None, progress=progress
     )
     if args.emit == "c":
         if progress is not None:
             progress.total()
         sys.stdout.write(generated.c_source)
         return 0
-    if args.output is None and args.report:
-        print(make_report(generated, seen, args.target).format(), end="")
+    report = make_report(generated, seen, args.target) if wants_report else None
+    if args.report_html is not None and report is not None:
+        _write_html(args.report_html, report)
+    if args.output is None and report is not None:
+        if args.report:
+            print(report.format(), end="")
         return 0
     if args.output is None:
-        raise OnnxcError("compile needs an output folder: -o OUTDIR (or --report)")
+        raise OnnxcError("compile needs an output folder: -o OUTDIR (or --report, --report-html)")
     from onnxc import __version__
     from onnxc.emit.recipe import write_recipe
     from onnxc.targets import get_target
@@ -96,10 +102,19 @@ def _compile_command(args: argparse.Namespace) -> int:
         progress.total()
     for path in written:
         print(path)
-    if args.report:
+    if args.report and report is not None:
         print()
-        print(make_report(generated, seen, args.target).format(), end="")
+        print(report.format(), end="")
     return 0
+
+
+def _write_html(path: Path, report: Report) -> None:
+    from onnxc.report_html import format_html
+
+    try:
+        path.write_text(format_html(report))
+    except OSError as error:
+        raise OnnxcError(f"--report-html: cannot write '{path}' ({error.strerror})") from None
 
 
 def _check_command(args: argparse.Namespace) -> int:
@@ -248,6 +263,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--report",
         action="store_true",
         help="print the memory plan, flash use and a per-layer table (MACs, bytes)",
+    )
+    compile_parser.add_argument(
+        "--report-html",
+        type=Path,
+        metavar="FILE",
+        help="write the report as one HTML page: the arena as a timeline, per-layer bars",
     )
     compile_parser.set_defaults(handler=_compile_command)
 

@@ -7,8 +7,9 @@ loading, so external data included, and a path and its proto share a key), the
 options that shape the C in a canonical form, the C name, and the compiler
 itself: its version, the source of its packages and C runtime, and the xDSL and
 onnx versions, so a changed compiler never serves an old entry. An entry is
-one file, written to a temporary file in the cache directory and moved into
-place with `os.replace`, so a reader never sees half of one. This module only
+one file (a header line and the C texts as they are, so reading one back
+holds each text once), written to a temporary file in the cache directory and
+moved into place with `os.replace`, so a reader never sees half of one. This module only
 stores and finds entries; `api.GeneratedC` encodes them. `ONNXC_NO_CACHE=1`
 turns the cache off.
 """
@@ -22,6 +23,7 @@ import importlib
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -29,10 +31,11 @@ import onnx
 
 from onnxc import __version__
 from onnxc.emit.build import cache_dir
+from onnxc.emit.text_files import write_slices
 from onnxc.options import CompileOptions
 
 ENTRY_PREFIX = "generated-"
-ENTRY_SUFFIX = ".json"
+ENTRY_SUFFIX = ".entry"
 
 _PACKAGES = ("onnxc", "onnxc.dialects", "onnxc.lowering", "onnxc.emit", "onnxc.runtime_c")
 """The packages whose source makes the compiler (setuptools maps each to a folder)."""
@@ -88,17 +91,43 @@ def entry_path(key: str) -> Path:
     return cache_dir() / f"{ENTRY_PREFIX}{key}{ENTRY_SUFFIX}"
 
 
-def read(key: str) -> str | None:
-    """The stored text of `key`, or None when there is none or it cannot be read."""
+Entry = tuple[str, dict[str, str]]
+"""What an entry holds: a one-line header (the caller's, e.g. JSON) and files
+by name (the C texts, stored as they are, not escaped into the header)."""
+
+
+def read(key: str) -> Entry | None:
+    """The entry stored under `key`, or None when there is none or it cannot
+    be read (a damaged entry is a miss)."""
+    return read_entry(entry_path(key))
+
+
+def read_entry(path: Path) -> Entry | None:
+    """The entry in the file `path` (see `write`), or None."""
     try:
-        return entry_path(key).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        with path.open(encoding="utf-8", newline="") as stream:
+            table = json.loads(stream.readline())
+            header = stream.readline().removesuffix("\n")
+            files: dict[str, str] = {}
+            for name, length in table["files"]:
+                text = stream.read(length)
+                if len(text) != length:
+                    return None
+                files[str(name)] = text
+            if stream.read(1):
+                return None
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
         return None
+    return header, files
 
 
-def write(key: str, text: str) -> None:
-    """Store `text` under `key` atomically. A cache that cannot be written is
-    not an error: the compilation it would have saved has already succeeded."""
+def write(key: str, header: str, files: Mapping[str, str]) -> None:
+    """Store `header` (one line) and `files` under `key` atomically: a line
+    naming the files and their lengths, the header's line, then the files'
+    texts one after the other. A cache that cannot be written is not an
+    error: the compilation it would have saved has already succeeded."""
+    if "\n" in header:
+        raise ValueError("an entry's header is one line")
     target = entry_path(key)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -108,8 +137,11 @@ def write(key: str, text: str) -> None:
     except OSError:
         return
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(json.dumps({"files": [[n, len(t)] for n, t in files.items()]}) + "\n")
+            stream.write(header + "\n")
+            for text in files.values():
+                write_slices(stream, text)
         os.replace(temporary, target)
     except OSError:
         Path(temporary).unlink(missing_ok=True)

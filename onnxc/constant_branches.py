@@ -14,6 +14,7 @@ outer value the branch only forwards).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 
 import onnx
@@ -27,8 +28,10 @@ def inline_constant_branches(graph: onnx.GraphProto) -> bool:
     a constant initializer (not overridable as a graph input) by the branch
     it takes; whether any was."""
     inputs = {i.name for i in graph.input}
-    constants = {
-        t.name: numpy_helper.to_array(t) for t in graph.initializer if t.name not in inputs
+    constants = {  # a condition is one element: larger constants are never read
+        t.name: numpy_helper.to_array(t)
+        for t in graph.initializer
+        if t.name not in inputs and math.prod(t.dims) == 1
     }
     taken = set(_names(graph))
     nodes: list[onnx.NodeProto] = []

@@ -184,7 +184,9 @@ def prepare_model(
     and the free dimensions (dim_params left for run time), in order. Nodes
     of domains other than those of `DOMAINS` are rejected, unless `foreign`
     (for `onnxc check`, which lists them)."""
-    model = onnx.ModelProto.FromString(model.SerializeToString())
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    model = copy
     try:
         onnx.checker.check_model(model)
     except Exception as error:
@@ -195,6 +197,7 @@ def prepare_model(
         ml_domain.check_versions(model, _node_label)
     if model.functions:
         model = inliner.inline_local_functions(model)
+    weights = _detach_weights(model.graph)
     if opset is None:  # only ai.onnx.ml: nothing to upgrade
         pass
     elif opset < onnx_dialect.TARGET_OPSET:
@@ -220,14 +223,55 @@ def prepare_model(
         if _all_ranks_known(inferred) and not branches:
             break
         if not (
-            _fold_constant_nodes(model.graph, inferred)
+            _fold_constant_nodes(model.graph, inferred, weights)
             or inline_constant_branches(model.graph)
             or _reduction_ranks(model, inferred)
             or ml_domain.give_output_types(model, inferred)
         ):
             break
         inferred = _infer(model)
+    _attach_weights(inferred.graph, weights)
     return inferred, free
+
+
+DETACHED_BYTES = 1024
+"""Initializers of more bytes leave the proto while it is upgraded, inferred
+and folded (`_detach_weights`), but for 32-bit and 64-bit integers, which
+shape inference's data propagation reads (shapes, axes, indices)."""
+
+_SHAPE_LIKE = frozenset({onnx.TensorProto.INT32, onnx.TensorProto.INT64})
+
+
+def _detach_weights(graph: onnx.GraphProto) -> dict[str, bytes]:
+    """Take the data of the large initializers of `graph` out of it: their
+    raw bytes, by name. onnx's version converter and shape inference copy the
+    whole proto (serialised, into C++ and back) at every call, and read only
+    the dims and types of such tensors; without their data, importing a model
+    needs a fraction of the memory. `_attach_weights` puts them back."""
+    weights: dict[str, bytes] = {}
+    for tensor in graph.initializer:
+        if tensor.data_type not in _SHAPE_LIKE and len(tensor.raw_data) > DETACHED_BYTES:
+            weights[tensor.name] = tensor.raw_data
+            tensor.ClearField("raw_data")
+    return weights
+
+
+def _attach_weights(graph: onnx.GraphProto, weights: dict[str, bytes]) -> None:
+    for tensor in graph.initializer:
+        data = weights.get(tensor.name)
+        if data is not None and not tensor.raw_data:
+            tensor.raw_data = data
+
+
+def _array(tensor: onnx.TensorProto, weights: dict[str, bytes]) -> np.ndarray:
+    """The value of initializer `tensor`, also when its data is detached."""
+    data = weights.get(tensor.name)
+    if data is None or tensor.raw_data:
+        return numpy_helper.to_array(tensor)
+    whole = onnx.TensorProto()
+    whole.CopyFrom(tensor)
+    whole.raw_data = data
+    return numpy_helper.to_array(whole)
 
 
 def _unsqueeze_channel_slopes(model: onnx.ModelProto) -> None:
@@ -321,21 +365,29 @@ def _all_ranks_known(model: onnx.ModelProto) -> bool:
     )
 
 
-def _fold_constant_nodes(graph: onnx.GraphProto, inferred: onnx.ModelProto) -> bool:
+def _fold_constant_nodes(
+    graph: onnx.GraphProto, inferred: onnx.ModelProto, weights: dict[str, bytes]
+) -> bool:
     """Replace each node whose inputs are all constants, and whose outputs are
     small, by initializers holding its outputs (evaluated with onnx's
     reference implementation), and Shape or Size of a tensor whose inferred
-    shape is static by its value; whether any was."""
-    known: dict[str, np.ndarray | None] = {
-        t.name: numpy_helper.to_array(t) for t in graph.initializer
-    }
-    known.update((i.name, None) for i in graph.input if i.name in known)  # overridable
+    shape is static by its value; whether any was. The values of detached
+    `weights` are read only for a node whose inputs are all constants."""
+    overridable = {i.name for i in graph.input}
+    tensors = {t.name: t for t in graph.initializer if t.name not in overridable}
+    known: dict[str, np.ndarray] = {}
     static = _static_shapes(inferred)
     kept: list[onnx.NodeProto] = []
     folded = False
     for node in graph.node:
         inputs = [name for name in node.input if name]
-        feeds = {name: known.get(name) for name in inputs}
+        constant = all(name in known or name in tensors for name in inputs)
+        feeds: dict[str, np.ndarray | None] = {
+            name: known.get(name)
+            if name in known or not constant
+            else _array(tensors[name], weights)
+            for name in inputs
+        }
         if node.op_type in ("Shape", "Size") and node.domain in ("", "ai.onnx") and inputs:
             shape = static.get(inputs[0])
             if shape is not None and feeds[inputs[0]] is None:  # only its shape is read

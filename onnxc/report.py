@@ -40,6 +40,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from onnxc import element_types
 from onnxc.api import GeneratedC, generate_with
+from onnxc.arena_map import ArenaMap, arena_buffers
 from onnxc.dialects.dims import dims_of
 from onnxc.dialects.onnx import ConstantOp, OnnxOp, element_type_name
 from onnxc.errors import OnnxcError, UnsupportedError
@@ -324,6 +325,7 @@ class Report:
     code_size: CodeSize | str
     memory_plan: dict[str, int] = field(default_factory=dict[str, int])
     onnx_weight_bytes: int = 0
+    arena: ArenaMap = field(default_factory=lambda: ArenaMap([], [""]))
 
     def format(self) -> str:
         return format_report(self)
@@ -341,6 +343,7 @@ class StageFigures:
     onnx_weights: int = 0
     plan: dict[str, int] = field(default_factory=dict[str, int])
     weights: int = 0
+    arena: ArenaMap = field(default_factory=lambda: ArenaMap([], [""]))
 
     def __call__(self, stage: str, module: ModuleOp) -> None:
         if stage == "onnx":
@@ -349,6 +352,8 @@ class StageFigures:
             self.bound = max_live_bound(module)
             self.greedy_by_size = greedy_by_size_bytes(module)
             self.onnx_weights = onnx_weight_bytes(module)
+        elif stage == "memory":
+            self.arena = arena_buffers(module)
         elif stage == "loops":
             self.plan = memory_plan(module)
             self.weights = flash_weight_bytes(module)
@@ -396,6 +401,7 @@ def make_report(
         code_size=code_size,
         memory_plan=seen.plan,
         onnx_weight_bytes=seen.onnx_weights,
+        arena=seen.arena,
     )
 
 
@@ -417,7 +423,13 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]
     return [line(header), rule, *(line(r) for r in rows[:-1]), rule, line(rows[-1])]
 
 
-def _layer_table(report: Report) -> list[str]:
+LAYER_HEADER = ("#", "node", "operator", "output", "dtype", "output B", "weight B", "MACs")
+LAYER_NUMERIC = frozenset({0, 5, 6, 7})
+"""The columns of the layer table, and which of them are numbers."""
+
+
+def layer_cells(report: Report) -> list[list[str]]:
+    """The layer table's rows of cells (see `LAYER_HEADER`), then the total."""
     rows: list[list[str]] = []
     for index, layer in enumerate(report.layers, 1):
         shapes = ", ".join("x".join(map(str, s)) or "scalar" for s, _ in layer.outputs)
@@ -446,11 +458,14 @@ def _layer_table(report: Report) -> list[str]:
             f"{sum(r.macs for r in report.layers):,}",
         ]
     )
-    header = ["#", "node", "operator", "output", "dtype", "output B", "weight B", "MACs"]
-    return _table(header, rows, right={0, 5, 6, 7})
+    return rows
 
 
-def _plan_lines(report: Report) -> list[str]:
+def _layer_table(report: Report) -> list[str]:
+    return _table(LAYER_HEADER, layer_cells(report), right=set(LAYER_NUMERIC))
+
+
+def plan_lines(report: Report) -> list[str]:
     plan = report.memory_plan
     ratio = (
         f"{report.workspace_size / report.max_live_bound:.2f}" if report.max_live_bound else "n/a"
@@ -486,7 +501,7 @@ def _plan_lines(report: Report) -> list[str]:
     return lines
 
 
-def _flash_lines(report: Report) -> list[str]:
+def flash_lines(report: Report) -> list[str]:
     lines = [f"  weights {_b(report.weight_bytes)} (constant memref.globals of the C)"]
     size = report.code_size
     if isinstance(size, str):
@@ -510,9 +525,9 @@ def format_report(report: Report) -> str:
         *_layer_table(report),
         "",
         "memory plan (RAM)",
-        *_plan_lines(report),
+        *plan_lines(report),
         "",
         "flash",
-        *_flash_lines(report),
+        *flash_lines(report),
     ]
     return "\n".join(lines) + "\n"

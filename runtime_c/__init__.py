@@ -2,7 +2,10 @@
 semihosting harness that runs a generated model on an emulated board.
 
 A compile copies :func:`runtime_files` next to ``NAME.c``; a C build adds
-:func:`runtime_dir` to its include path. The harness (:func:`harness_source`) is
+:func:`runtime_dir` to its include path. A runtime source that only some models
+need (``onnxc_image.c``, the image decoder) is not among them: the C printer
+adds it to the files of a model that calls it (:func:`sources_for`), and every
+build compiles it with the model. The harness (:func:`harness_source`) is
 not part of the runtime: it is a test driver with a ``main``, compiled only into
 emulator ELFs and copied only next to a build recipe that can make one.
 """
@@ -11,9 +14,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["HARNESS_FILE", "harness_source", "runtime_dir", "runtime_files"]
+__all__ = ["HARNESS_FILE", "harness_source", "runtime_dir", "runtime_files", "sources_for"]
 
 HARNESS_FILE = "onnxc_harness.c"
+
+OPTIONAL_SOURCES = {"onnxc_image.c": "onnxc_image_decode("}
+"""Runtime sources built only into the models that call them: file name ->
+the start of a call that a model needing it makes."""
 
 
 def runtime_dir() -> Path:
@@ -25,7 +32,18 @@ def runtime_files() -> list[Path]:
     """The runtime files a generated model needs next to its ``NAME.c``, sorted."""
     folder = runtime_dir()
     found = [*folder.glob("*.h"), *folder.glob("*.c")]
-    return sorted(p for p in found if p.name != HARNESS_FILE)
+    return sorted(p for p in found if p.name != HARNESS_FILE and p.name not in OPTIONAL_SOURCES)
+
+
+def sources_for(c_source: str) -> dict[str, str]:
+    """The optional runtime sources that the generated `c_source` calls into:
+    file name -> text."""
+    folder = runtime_dir()
+    return {
+        file: (folder / file).read_text()
+        for file, call in OPTIONAL_SOURCES.items()
+        if call in c_source
+    }
 
 
 def harness_source() -> Path:

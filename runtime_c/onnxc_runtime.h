@@ -725,6 +725,20 @@ static inline float onnxc_uniformf(uint64_t key, uint64_t counter) {
   return (float)(onnxc_random_bits(key, counter) >> 40) * (1.0f / 16777216.0f);
 }
 
+/* Image decoding (ImageDecoder), defined in onnxc_image.c: that file is
+ * compiled only into models that decode images. onnxc_image_size parses the
+ * header of an encoded image of `length` bytes: it sets *height and *width
+ * (both 0 when the stream is not an image it can decode) and returns the
+ * scratch bytes onnxc_image_decode needs. onnxc_image_decode decodes into the
+ * first height * width * channels bytes of `scratch` (channels 3 for
+ * ONNXC_IMAGE_RGB and ONNXC_IMAGE_BGR, 1 for ONNXC_IMAGE_GRAY) and returns 1,
+ * or returns 0 when the stream is corrupt or truncated. */
+enum { ONNXC_IMAGE_RGB = 0, ONNXC_IMAGE_BGR = 1, ONNXC_IMAGE_GRAY = 2 };
+ptrdiff_t onnxc_image_size(const uint8_t *stream, ptrdiff_t length, ptrdiff_t *height,
+                           ptrdiff_t *width);
+int onnxc_image_decode(const uint8_t *stream, ptrdiff_t length, uint8_t *scratch,
+                       ptrdiff_t scratch_bytes, int pixel_format);
+
 #ifdef __cplusplus
 }
 #endif

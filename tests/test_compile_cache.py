@@ -138,6 +138,12 @@ def test_stages_asked_for_bypass_the_cache(monkeypatch: pytest.MonkeyPatch) -> N
     assert stages
 
 
+def _stored(entry: Path) -> compile_cache.Entry:
+    stored = compile_cache.read_entry(entry)
+    assert stored is not None
+    return stored
+
+
 @pytest.mark.parametrize(
     "damage",
     [
@@ -158,7 +164,7 @@ def test_a_damaged_entry_is_compiled_again_and_overwritten(
     again = api.generate_with(_model(), CompileOptions())
     assert calls.count == 1
     assert again.files == good.files
-    assert api.GeneratedC.from_json(entry.read_text()).files == good.files
+    assert api.GeneratedC.from_entry(_stored(entry)).files == good.files
 
 
 def test_an_unwritable_cache_is_not_an_error(
@@ -189,7 +195,7 @@ def test_concurrent_compiles_leave_one_valid_entry(tmp_path: Path, cache_in_tmp:
         _, stderr = worker.communicate(timeout=300)
         assert worker.returncode == 0, stderr
     (entry,) = compile_cache.entries()
-    assert api.GeneratedC.from_json(entry.read_text()).name == "model"
+    assert api.GeneratedC.from_entry(_stored(entry)).name == "model"
     assert compile_cache.leftovers() == []
     assert sorted(p.name for p in cache_in_tmp.iterdir() if p.name.startswith(".")) == []
 

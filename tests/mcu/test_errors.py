@@ -201,3 +201,45 @@ def test_wrong_input_shape_is_caught_before_the_emulator() -> None:
     model = onnxc.compile(_tiny_model(), name="tiny", target="cortex-m4")
     with pytest.raises(OnnxcError, match=r"input 'x' must have shape \(4,\), got \(5,\)"):
         model.run({"x": np.zeros(5, np.float32)})
+
+
+def _big(elements: int, *, in_flash: bool) -> onnx.ModelProto:
+    """A model with a small input and output and `elements` floats either as
+    a weight (Gather from it: flash) or as an intermediate (Expand then
+    ReduceSum: the arena, in RAM)."""
+    if in_flash:
+        table = np.full([elements], 0.5, dtype=np.float32)
+        x = h.make_tensor_value_info("x", T.INT64, [4])
+        nodes = [h.make_node("Gather", ["table", "x"], ["y"])]
+        weights = [onnx.numpy_helper.from_array(table, "table")]
+        y = h.make_tensor_value_info("y", T.FLOAT, [4])
+    else:
+        x = h.make_tensor_value_info("x", T.FLOAT, [1])
+        nodes = [
+            h.make_node("Expand", ["x", "shape"], ["wide"]),
+            h.make_node("ReduceSum", ["wide"], ["y"], keepdims=0),
+        ]
+        weights = [onnx.numpy_helper.from_array(np.array([elements], np.int64), "shape")]
+        y = h.make_tensor_value_info("y", T.FLOAT, [])
+    graph = h.make_graph(nodes, "big", [x], [y], weights)
+    return h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
+
+
+@needs_arm
+@pytest.mark.parametrize(
+    ("in_flash", "region"), [(True, "flash"), (False, "RAM")], ids=["flash", "ram"]
+)
+def test_a_model_too_big_for_the_board_names_the_region_and_figures(
+    in_flash: bool, region: str
+) -> None:
+    """5 MB of weights overflow cortex-m4's 4 MB flash; a 5 MB arena its 4 MB RAM."""
+    model = _big(1_250_000, in_flash=in_flash)
+    with pytest.raises(OnnxcError) as caught:
+        onnxc.compile(model, name="big", target="cortex-m4")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert re.fullmatch(
+        rf"building big for cortex-m4 failed: it needs [\d,]+ bytes of {region} and "
+        rf"cortex-m4 has 4,194,304 \([\d,]+ too many\)",
+        message,
+    ), message
