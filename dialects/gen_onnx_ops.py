@@ -1,13 +1,15 @@
-"""Generate `onnx_ops.py`, the operation classes of the onnx dialect, from the
-ONNX operator schemas of the pinned `onnx` package.
+"""Generate `onnx_ops.py` and `onnx_ml_ops.py`, the operation classes of the
+onnx and onnx_ml dialects, from the ONNX operator schemas of the pinned `onnx`
+package.
 
-    python -m onnxc.dialects.gen_onnx_ops            # rewrite dialects/onnx_ops.py
-    python -m onnxc.dialects.gen_onnx_ops --check    # exit 1 if it is out of date
+    python -m onnxc.dialects.gen_onnx_ops            # rewrite both modules
+    python -m onnxc.dialects.gen_onnx_ops --check    # exit 1 if one is out of date
 
-One class per default-domain operator at the newest opset the package knows
-(deprecated operators left out), so that readers and the type checker see every
-operation with its named operands, results and properties. How a schema becomes
-a class:
+One class per operator of a domain (`DOMAINS`: the default domain as dialect
+`onnx`, `ai.onnx.ml` as `onnx_ml`) at the newest opset the package knows
+(deprecated operators left out, except those a domain keeps at an older
+version), so that readers and the type checker see every operation with its
+named operands, results and properties. How a schema becomes a class:
 
 - every formal input is an operand: a tensor, or `none` for an omitted optional
   input (produced by `onnx.NoValue`, so operand positions always match the
@@ -27,6 +29,8 @@ import argparse
 import keyword
 import sys
 import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import onnx
@@ -35,7 +39,36 @@ from xdsl.irdl import IRDLOperation
 
 from onnxc.dialects.onnx_base import formal_type_strings
 
-OUTPUT = Path(__file__).with_name("onnx_ops.py")
+
+@dataclass(frozen=True)
+class Domain:
+    """An ONNX operator domain and the dialect module generated for it."""
+
+    name: str
+    """The ONNX domain ('' for the default ai.onnx)."""
+    dialect: str
+    """The IR dialect name, the prefix of its operation names."""
+    output: Path
+    kept: Mapping[str, int] = field(default_factory=dict[str, int])
+    """Deprecated operators kept, at the version given (what exporters still emit)."""
+
+    def newest_opset(self) -> int:
+        if self.name == "":
+            return onnx.defs.onnx_opset_version()
+        return onnx.defs.onnx_ml_opset_version()
+
+
+DEFAULT = Domain("", "onnx", Path(__file__).with_name("onnx_ops.py"))
+ML = Domain(
+    "ai.onnx.ml",
+    "onnx_ml",
+    Path(__file__).with_name("onnx_ml_ops.py"),
+    # Deprecated at ml opset 5 in favour of TreeEnsemble, but what skl2onnx emits;
+    # version 3 has the `*_as_tensor` attributes.
+    {"TreeEnsembleClassifier": 3, "TreeEnsembleRegressor": 3},
+)
+DOMAINS = (DEFAULT, ML)
+OUTPUT = DEFAULT.output
 
 _RESERVED = set(dir(IRDLOperation)) | {"SCHEMA", "attr", "node_label"}
 
@@ -50,13 +83,15 @@ _PROPERTY_TYPES = {
 }
 
 
-def schemas(opset: int) -> list[OpSchema]:
-    """The non-deprecated default-domain schemas in force at `opset`, by name."""
-    names = sorted({s.name for s in onnx.defs.get_all_schemas_with_history() if s.domain == ""})
+def schemas(opset: int, domain: Domain = DEFAULT) -> list[OpSchema]:
+    """The non-deprecated schemas of `domain` in force at `opset` (and those
+    it keeps, at their version), by name."""
+    every = onnx.defs.get_all_schemas_with_history()
+    names = sorted({s.name for s in every if s.domain == domain.name})
     found: list[OpSchema] = []
     for name in names:
         try:
-            op_schema = onnx.defs.get_schema(name, opset, "")
+            op_schema = onnx.defs.get_schema(name, domain.kept.get(name, opset), domain.name)
         except onnx.defs.SchemaError:
             continue  # removed before `opset`
         if not op_schema.deprecated:
@@ -80,25 +115,27 @@ def _value_constraint(op_schema: OpSchema, formal: OpSchema.FormalParameter) -> 
     return "TensorType"
 
 
-def _docstring(op_schema: OpSchema) -> list[str]:
+def _docstring(op_schema: OpSchema, domain: Domain) -> list[str]:
     summary = " ".join((op_schema.doc or "").strip().split("\n\n")[0].split())
     summary = summary.replace("\\", "\\\\").replace('"""', "'''")
     if len(summary) > 300:
         summary = summary[:297].rsplit(" ", 1)[0] + " ..."
-    head = f"`onnx.{op_schema.name}` (since opset {op_schema.since_version})."
+    head = f"`{domain.dialect}.{op_schema.name}` (since opset {op_schema.since_version})."
     lines = textwrap.wrap(f"{head} {summary}".strip(), width=88)
     lines[0] = '"""' + lines[0]
     lines[-1] += '"""'
     return lines
 
 
-def _class(op_schema: OpSchema) -> list[str]:
+def _class(op_schema: OpSchema, domain: Domain) -> list[str]:
     taken: set[str] = set()
+    version = domain.kept.get(op_schema.name, "TARGET_OPSET")
+    arguments = f'"{op_schema.name}", {version}' + (", DOMAIN" if domain.name else "")
     body = [
-        *_docstring(op_schema),
+        *_docstring(op_schema, domain),
         "",
-        f'name = "onnx.{op_schema.name}"',
-        f'SCHEMA: ClassVar[OpSchema] = schema("{op_schema.name}", TARGET_OPSET)',
+        f'name = "{domain.dialect}.{op_schema.name}"',
+        f"SCHEMA: ClassVar[OpSchema] = schema({arguments})",
         "",
     ]
     variadic = OpSchema.FormalParameterOption.Variadic
@@ -151,19 +188,66 @@ _IRDL_NAMES = (
 )
 
 
-def _used_irdl_names(body: list[str]) -> list[str]:
+_BUILTIN_NAMES = (
+    "ArrayAttr",
+    "DenseArrayBase",
+    "DenseIntOrFPElementsAttr",
+    "DenseResourceAttr",
+    "FloatAttr",
+    "IntegerAttr",
+    "NoneType",
+    "StringAttr",
+    "TensorType",
+)
+
+
+def _used_names(names: tuple[str, ...], body: list[str]) -> list[str]:
     text = "\n".join(body)
-    return [name for name in _IRDL_NAMES if f"{name}(" in text or f"@{name}\n" in text]
+    return [name for name in names if f"{name}(" in text or f"@{name}\n" in text]
 
 
-def generate(opset: int | None = None) -> str:
-    """The text of `onnx_ops.py` for `opset` (default: the newest onnx knows)."""
-    opset = opset or onnx.defs.onnx_opset_version()
-    found = schemas(opset)
-    body = [line for op_schema in found for line in _class(op_schema)]
+def _used_types(body: list[str]) -> list[str]:
+    words = set("\n".join(body).replace("(", " ").replace(")", " ").replace(",", " ").split())
+    return [name for name in _BUILTIN_NAMES if name in words]
+
+
+def _header(domain: Domain, opset: int) -> list[str]:
+    if not domain.name:
+        return [
+            '"""The operations of the onnx dialect, one class per default-domain ONNX',
+            f"operator at opset {opset}: generated by gen_onnx_ops.py from the schemas of",
+        ]
+    kept = ", ".join(f"{name} at {version}" for name, version in sorted(domain.kept.items()))
+    return [
+        f'"""The operations of the {domain.dialect} dialect, one class per {domain.name}',
+        f"operator at opset {opset} (and, deprecated but kept: {kept}):",
+        "generated by gen_onnx_ops.py from the schemas of",
+    ]
+
+
+def _footer(domain: Domain, opset: int) -> list[str]:
+    if not domain.name:
+        return [
+            "",
+            f"TARGET_OPSET = {opset}",
+            '"""The default-domain opset the dialect is generated for; older models are',
+            'upgraded to it on import."""',
+        ]
+    return [
+        "",
+        f'DOMAIN = "{domain.name}"',
+        f"TARGET_OPSET = {opset}",
+        f'"""The {domain.name} opset the dialect is generated for."""',
+    ]
+
+
+def generate(opset: int | None = None, domain: Domain = DEFAULT) -> str:
+    """The text of `domain`'s module for `opset` (default: the newest onnx knows)."""
+    opset = opset or domain.newest_opset()
+    found = schemas(opset, domain)
+    body = [line for op_schema in found for line in _class(op_schema, domain)]
     lines = [
-        '"""The operations of the onnx dialect, one class per default-domain ONNX',
-        f"operator at opset {opset}: generated by gen_onnx_ops.py from the schemas of",
+        *_header(domain, opset),
         f"onnx {onnx.__version__}. Do not edit; regenerate with",
         "`python -m onnxc.dialects.gen_onnx_ops`.",
         '"""',
@@ -176,25 +260,14 @@ def generate(opset: int | None = None) -> str:
         "",
         "from onnx.defs import OpSchema",
         "from xdsl.dialects.builtin import (",
-        "    ArrayAttr,",
-        "    DenseArrayBase,",
-        "    DenseIntOrFPElementsAttr,",
-        "    DenseResourceAttr,",
-        "    FloatAttr,",
-        "    IntegerAttr,",
-        "    NoneType,",
-        "    StringAttr,",
-        "    TensorType,",
+        *(f"    {name}," for name in _used_types(body)),
         ")",
         "from xdsl.irdl import (",
-        *(f"    {name}," for name in sorted(_used_irdl_names(body), key=str.lower)),
+        *(f"    {name}," for name in sorted(_used_names(_IRDL_NAMES, body), key=str.lower)),
         ")",
         "",
         "from onnxc.dialects.onnx_base import OnnxOp, schema",
-        "",
-        f"TARGET_OPSET = {opset}",
-        '"""The default-domain opset the dialect is generated for; older models are',
-        'upgraded to it on import."""',
+        *_footer(domain, opset),
     ]
     lines += body
     lines += [
@@ -206,6 +279,7 @@ def generate(opset: int | None = None) -> str:
         '"""ONNX op_type -> operation class."""',
         "",
         "__all__ = [",
+        *(['    "DOMAIN",'] if domain.name else []),
         '    "OPS",',
         '    "TARGET_OPSET",',
         *(f'    "{s.name}Op",' for s in found),
@@ -219,15 +293,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--check", action="store_true", help="only check that it is current")
     args = parser.parse_args(argv)
-    text = generate()
-    if args.check:
-        current = OUTPUT.read_text() if OUTPUT.exists() else ""
-        if current != text:
-            print(f"{OUTPUT} is out of date: run python -m onnxc.dialects.gen_onnx_ops")
-            return 1
-        return 0
-    OUTPUT.write_text(text)
-    return 0
+    stale = False
+    for domain in DOMAINS:
+        text = generate(domain=domain)
+        if not args.check:
+            domain.output.write_text(text)
+        elif (domain.output.read_text() if domain.output.exists() else "") != text:
+            print(f"{domain.output} is out of date: run python -m onnxc.dialects.gen_onnx_ops")
+            stale = True
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

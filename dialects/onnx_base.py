@@ -34,9 +34,9 @@ from onnxc.dialects.constants import elements_to_numpy
 from onnxc.ir_names import ONNX_NODE_NAME
 
 
-def schema(op_type: str, opset: int) -> OpSchema:
-    """The default-domain schema of `op_type` in force at `opset`."""
-    return onnx.defs.get_schema(op_type, opset, "")
+def schema(op_type: str, opset: int, domain: str = "") -> OpSchema:
+    """The schema of `op_type` in `domain` (default: ai.onnx) in force at `opset`."""
+    return onnx.defs.get_schema(op_type, opset, domain)
 
 
 def element_type_name(element_type: Attribute) -> str:

@@ -24,3 +24,16 @@ func.func @free_dimension_kept(%x: tensor<?x4xf32, ["batch"]>) -> tensor<?x4xf32
 
 // CHECK-LABEL: func.func @free_dimension_kept
 // CHECK:         "onnx.Relu"(%{{.*}}) {{.*}} -> tensor<?x4xf32, ["batch"]>
+
+// -----
+
+// ai.onnx.ml operators are exported with their domain and refined too.
+func.func @ml_refined(%x: tensor<3x2xf32>) -> (tensor<?xi64>, tensor<3x?xf32>) {
+  %y, %z = "onnx_ml.LinearClassifier"(%x) <{coefficients = array<f32: 1.0, 2.0, 3.0, 4.0>, intercepts = array<f32: 0.5, -0.5>, classlabels_ints = array<i64: 4, 7>}> {onnx_node_name = "linear"} : (tensor<3x2xf32>) -> (tensor<?xi64>, tensor<3x?xf32>)
+  func.return %y, %z : tensor<?xi64>, tensor<3x?xf32>
+}
+
+// CHECK-LABEL: func.func @ml_refined
+// CHECK-SAME:    -> (tensor<3xi64>, tensor<3x2xf32>)
+// CHECK:         "onnx_ml.LinearClassifier"
+// CHECK-SAME:    -> (tensor<3xi64>, tensor<3x2xf32>)

@@ -17,6 +17,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from onnxc import element_types
 from onnxc.dialects import onnx as onnx_dialect
+from onnxc.dialects import onnx_ml
 from onnxc.dialects.constants import elements_to_numpy
 from onnxc.dialects.dims import dims_of
 
@@ -56,7 +57,7 @@ def node_proto(
     attributes = [
         _attribute_proto(op, name) for name in sorted(op.SCHEMA.attributes) if name in op.properties
     ]
-    node = helper.make_node(op.SCHEMA.name, list(inputs), list(outputs))
+    node = helper.make_node(op.SCHEMA.name, list(inputs), list(outputs), domain=op.SCHEMA.domain)
     node.attribute.extend(attributes)
     return node
 
@@ -136,7 +137,9 @@ def graph_model(function: func.FuncOp) -> tuple[onnx.ModelProto, dict[SSAValue, 
             if info is not None:
                 outputs.append(info)
     graph = helper.make_graph(nodes, "main", inputs, outputs, initializers, value_info=infos)
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", onnx_dialect.TARGET_OPSET)]
-    )
+    opsets = [
+        helper.make_opsetid("", onnx_dialect.TARGET_OPSET),
+        helper.make_opsetid(onnx_ml.DOMAIN, onnx_ml.TARGET_OPSET),
+    ]
+    model = helper.make_model(graph, opset_imports=opsets)
     return model, names

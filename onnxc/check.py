@@ -4,7 +4,7 @@ A compile stops at the first problem; a user asking "will my model
 compile?" wants the whole gap. `find_gaps` reads the model as the importer
 prepares it (checked, functions inlined, opset upgraded, shapes inferred)
 and lists, per node, what stands in the way: a domain other than the
-default one, an operator with no lowering, an element type outside the
+default one and ai.onnx.ml, an operator with no lowering, an element type outside the
 element-type table. When no node is in the way, it compiles the model and
 reports the first error of the compile, if any (an attribute value or a case
 of an operator a lowering does not handle).
@@ -20,7 +20,7 @@ import onnx
 
 from onnxc import element_types
 from onnxc.errors import OnnxcError
-from onnxc.importer import ModelLike, load_model, prepare_model
+from onnxc.importer import DOMAINS, ModelLike, load_model, prepare_model
 from onnxc.progress import Progress
 
 __all__ = ["Gap", "find_gaps", "format_gaps"]
@@ -68,8 +68,8 @@ def _node_gaps(model: onnx.ModelProto) -> list[Gap]:
     for index, node in enumerate(graph.node):
         name = node.name or f"{node.op_type}_{index}"
         domain = node.domain or "ai.onnx"
-        if node.domain not in ("", "ai.onnx"):
-            reason = f"domain '{node.domain}' is not supported (only ai.onnx is)"
+        if node.domain not in DOMAINS:
+            reason = f"domain '{node.domain}' is not supported (only ai.onnx and ai.onnx.ml are)"
         elif node.op_type not in lowered:
             reason = "operator not supported yet (no lowering)"
         else:
@@ -122,7 +122,8 @@ def find_gaps(
         node = next((n for n in prepared.graph.node if n.name == found["node"]), None)
         opsets = {o.domain: o.version for o in prepared.opset_import}
         opset = _opset_of(node, opsets) if node is not None else None
-        return [Gap("ai.onnx", found["op"], opset, found["node"], found["reason"])]
+        domain = (node.domain if node is not None else "") or "ai.onnx"
+        return [Gap(domain, found["op"], opset, found["node"], found["reason"])]
     return []
 
 

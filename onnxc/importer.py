@@ -7,7 +7,9 @@ The importer is the only place that reads protobuf. Before building IR it:
 2. checks the model with `onnx.checker`, inlines model-local functions, and upgrades
    default-domain opsets older than the dialect's `TARGET_OPSET` with onnx's
    version converter (first making explicit what it does not convert: PRelu's
-   per-channel slope before opset 7);
+   per-channel slope before opset 7); nodes of the `ai.onnx.ml` domain import
+   into the onnx_ml dialect (`ml_domain.py` says which versions), nodes of
+   other domains are refused;
 3. binds dimensions: `dims` gives a size to each dim_param (a global name, the same
    size everywhere), `shapes` fixes an input's whole shape (also unnamed or -1
    dims); a dim_param left unbound is a free dimension (given at run time, and
@@ -19,8 +21,9 @@ The importer is the only place that reads protobuf. Before building IR it:
    constants, the nodes computing only from constants are evaluated first (as
    onnx-fold-constants would later) and inference runs again; a reduction
    whose axes are computed at run time gets the rank its `keepdims` and
-   number of axes give (onnx's inference gives it none), and inference runs
-   again.
+   number of axes give (onnx's inference gives it none), and so do the ml
+   operators onnx has no inference for (`ml_domain.give_output_types`); then
+   inference runs again.
 
 Initializers become `onnx.Constant` operations (large ones as `dense_resource`);
 an initializer that is also a graph input stays an input, and its value is kept as
@@ -56,10 +59,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
-from onnxc import element_types
+from onnxc import element_types, ml_domain
 from onnxc.constant_branches import fresh_name, inline_constant_branches
 from onnxc.dialects import dims as tensor_dims
 from onnxc.dialects import onnx as onnx_dialect
+from onnxc.dialects import onnx_ml
 from onnxc.dialects.constants import constant_attr
 from onnxc.dialects.dims import Dim
 from onnxc.errors import OnnxcError, UnsupportedError
@@ -68,6 +72,13 @@ from onnxc.lowering.onnx_export import SMALL_CONSTANT
 from onnxc.lowering.onnx_fold_constants import MAX_ROUNDS, NON_DETERMINISTIC
 
 ModelLike = str | os.PathLike[str] | onnx.ModelProto
+
+DOMAINS: dict[str, Mapping[str, type[onnx_dialect.OnnxOp]]] = {
+    "": onnx_dialect.OPS,
+    "ai.onnx": onnx_dialect.OPS,
+    onnx_ml.DOMAIN: onnx_ml.OPS,
+}
+"""The operator domains onnxc imports: ONNX domain -> op_type -> operation class."""
 
 
 @dataclass
@@ -171,8 +182,8 @@ def prepare_model(
     """Check, inline, upgrade, bind dimensions, infer shapes, fold constants
     and the If nodes whose condition they decide: a new proto,
     and the free dimensions (dim_params left for run time), in order. Nodes
-    of domains other than the default are rejected, unless `foreign` (for
-    `onnxc check`, which lists them)."""
+    of domains other than those of `DOMAINS` are rejected, unless `foreign`
+    (for `onnxc check`, which lists them)."""
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     model = copy
@@ -183,10 +194,13 @@ def prepare_model(
     opset = _default_opset(model)
     if not foreign:
         _reject_foreign_domains(model)
+        ml_domain.check_versions(model, _node_label)
     if model.functions:
         model = inliner.inline_local_functions(model)
     weights = _detach_weights(model.graph)
-    if opset < onnx_dialect.TARGET_OPSET:
+    if opset is None:  # only ai.onnx.ml: nothing to upgrade
+        pass
+    elif opset < onnx_dialect.TARGET_OPSET:
         if opset < 7:
             _unsqueeze_channel_slopes(model)
         try:
@@ -202,6 +216,8 @@ def prepare_model(
         )
     free = _bind_dimensions(model, dict(dims or {}), dict(shapes or {}))
     inferred = _infer(model)
+    if ml_domain.give_output_types(model, inferred):  # also sizes, where ranks are known
+        inferred = _infer(model)
     for _ in range(MAX_ROUNDS):
         branches = any(node.op_type == "If" for node in model.graph.node)
         if _all_ranks_known(inferred) and not branches:
@@ -210,6 +226,7 @@ def prepare_model(
             _fold_constant_nodes(model.graph, inferred, weights)
             or inline_constant_branches(model.graph)
             or _reduction_ranks(model, inferred)
+            or ml_domain.give_output_types(model, inferred)
         ):
             break
         inferred = _infer(model)
@@ -487,20 +504,24 @@ def _give_rank(graph: onnx.GraphProto, name: str, elem_type: int, rank: int) -> 
         tensor_type.shape.dim.add()
 
 
-def _default_opset(model: onnx.ModelProto) -> int:
+def _default_opset(model: onnx.ModelProto) -> int | None:
+    """The default-domain opset the model imports; None when it imports only
+    ai.onnx.ml (its nodes all ml nodes, as the checker made sure)."""
     for opset in model.opset_import:
         if opset.domain in ("", "ai.onnx"):
             return opset.version
+    if any(opset.domain == onnx_ml.DOMAIN for opset in model.opset_import):
+        return None
     raise OnnxcError("the model imports no default-domain (ai.onnx) opset") from None
 
 
 def _reject_foreign_domains(model: onnx.ModelProto) -> None:
     local = {(f.domain, f.name) for f in model.functions}
     for index, node in enumerate(model.graph.node):
-        if node.domain not in ("", "ai.onnx") and (node.domain, node.op_type) not in local:
+        if node.domain not in DOMAINS and (node.domain, node.op_type) not in local:
             raise OnnxcError(
                 f"{_node_label(node, index)}: operator domain '{node.domain}' "
-                "is not supported (only the default ai.onnx domain is)"
+                "is not supported (only the default ai.onnx domain and ai.onnx.ml are)"
             )
 
 
@@ -726,7 +747,7 @@ class _GraphImporter:
 
     def _node(self, node: onnx.NodeProto, index: int) -> None:
         label = _node_label(node, index)
-        op_class = onnx_dialect.OPS.get(node.op_type)
+        op_class = DOMAINS.get(node.domain, {}).get(node.op_type)
         if op_class is None:
             raise OnnxcError(f"{label}: unknown operator '{node.op_type}'") from None
         schema = op_class.SCHEMA
@@ -807,8 +828,9 @@ def _element_type(code: int, what: str) -> Attribute:
     """The IR element type of a TensorProto data type, or an error naming `what`."""
     row = element_types.by_onnx_code(code)
     if row is None:
+        why = ": string tensors are not supported yet" if code == onnx.TensorProto.STRING else ""
         raise UnsupportedError(
-            f"{what} has unsupported element type {element_types.onnx_type_name(code)}"
+            f"{what} has unsupported element type {element_types.onnx_type_name(code)}{why}"
         )
     return row.ir_type
 

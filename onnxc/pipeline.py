@@ -20,6 +20,7 @@ from xdsl.dialects.scf import Scf
 from xdsl.passes import ModulePass
 
 from onnxc.dialects.onnx import ONNX
+from onnxc.dialects.onnx_ml import ONNX_ML
 from onnxc.dialects.onnxc import ONNXC
 from onnxc.errors import InternalError, OnnxcError
 from onnxc.lowering import PASSES, STAGE_NAMES, STAGES
@@ -30,7 +31,7 @@ __all__ = ["STAGE_NAMES", "lower", "make_context", "pass_class"]
 def make_context() -> Context:
     """A context with every dialect the pipeline reads or writes."""
     ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, Linalg, Affine, ONNX, ONNXC):
+    for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, Linalg, Affine, ONNX, ONNX_ML, ONNXC):
         ctx.load_dialect(dialect)
     return ctx
 

@@ -1,5 +1,5 @@
 """What onnxc adds to xdsl-opt, registered through the `xdsl.universe` entry point:
-the onnx dialect, every pass of `onnxc.lowering.PASSES`, and the `c` target."""
+the onnx and onnx_ml dialects, every pass of `onnxc.lowering.PASSES`, and the `c` target."""
 
 from __future__ import annotations
 
@@ -16,6 +16,12 @@ def _onnx_dialect() -> Dialect:
     return ONNX
 
 
+def _onnx_ml_dialect() -> Dialect:
+    from onnxc.dialects.onnx_ml import ONNX_ML
+
+    return ONNX_ML
+
+
 def _onnxc_dialect() -> Dialect:
     from onnxc.dialects.onnxc import ONNXC
 
@@ -29,7 +35,7 @@ def _c_target() -> type[Target]:
 
 
 UNIVERSE = Universe(
-    all_dialects={"onnx": _onnx_dialect, "onnxc": _onnxc_dialect},
+    all_dialects={"onnx": _onnx_dialect, "onnx_ml": _onnx_ml_dialect, "onnxc": _onnxc_dialect},
     all_passes=dict(PASSES),
     all_targets={"c": _c_target},
 )

@@ -161,7 +161,8 @@ def require_equal(
 def comment_for(op: Operation) -> StringAttr:
     """The `onnxc.comment` of what `op` lowers to: 'OpType node_name'."""
     label = onnx.node_name(op) if isinstance(op, onnx.OnnxOp) else ""
-    return StringAttr(f"{op.name.removeprefix('onnx.')} {label}".strip())
+    kind = op.name.removeprefix("onnx.").removeprefix("onnx_ml.")
+    return StringAttr(f"{kind} {label}".strip())
 
 
 def tensor_type(value: SSAValue) -> TensorType:

@@ -35,6 +35,8 @@ import onnxc
 from onnxc import element_types
 from onnxc.dialects.onnx import OPS
 from onnxc.dialects.onnx_base import formal_type_strings
+from onnxc.dialects.onnx_ml import DOMAIN as ML_DOMAIN
+from onnxc.dialects.onnx_ml import OPS as ML_OPS
 from onnxc.element_types import ElementType, Kind
 from onnxc.importer import SAME_TYPE_AS_INPUT
 from onnxc.lowering.convert_onnx_to_linalg import lowerings
@@ -104,6 +106,12 @@ class Case:
     """For the random operators, whose values no oracle gives (ONNX leaves
     the generator open): checks the distribution of the output given the
     node's input values (in input order) instead."""
+    ml_opset: int | None = None
+    """For ai.onnx.ml operators: the ml opset the model imports."""
+    output_shapes: tuple[tuple[int, ...], ...] = ()
+    """Output k's shape, where onnx's shape inference gives none (ml operators)."""
+    typed_attributes: Callable[[ElementType], dict[str, Any]] | None = None
+    """Attributes that depend on the swept type (an ml encoder's keys)."""
 
 
 def _values(row: ElementType, shape: tuple[int, ...], domain: Domain) -> np.ndarray:
@@ -827,9 +835,255 @@ CASES: dict[str, Case] = {
 }
 
 
+def _ml(inputs: tuple[In, ...], attributes: dict[str, Any], **kw: Any) -> Case:
+    """An ai.onnx.ml case (ml opset 3 unless given)."""
+    kw.setdefault("ml_opset", 3)
+    return Case(inputs, attributes, **kw)
+
+
+def _tensor(values: list[float], dtype: Any, name: str) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.asarray(values, dtype=dtype), name)
+
+
+_TREES = {
+    "nodes_treeids": [0, 0, 0, 0, 0, 1, 1, 1],
+    "nodes_nodeids": [0, 1, 2, 3, 4, 0, 1, 2],
+    "nodes_featureids": [0, 2, 0, 0, 0, 1, 0, 0],
+    "nodes_modes": ["BRANCH_LEQ", "BRANCH_LT", "LEAF", "LEAF", "LEAF", "BRANCH_GT", "LEAF", "LEAF"],
+    "nodes_values": [0.0, 0.5, 0, 0, 0, -0.3, 0, 0],
+    "nodes_truenodeids": [1, 3, 0, 0, 0, 1, 0, 0],
+    "nodes_falsenodeids": [2, 4, 0, 0, 0, 2, 0, 0],
+}
+"""Two small trees (depths 2 and 1) for the tree-ensemble cases."""
+
+_LEAVES = {"treeids": [0, 0, 0, 0, 1, 1, 1], "nodeids": [2, 3, 4, 4, 1, 2, 2]}
+
+
+def _tree_ensemble_5(row: ElementType) -> dict[str, Any]:
+    dtype = row.numpy_dtype
+    return {
+        "nodes_splits": _tensor([0.0, 0.0, -0.3], dtype, "splits"),
+        "nodes_modes": _tensor([0, 6, 3], np.uint8, "modes"),
+        "membership_values": _tensor([1.0, -2.0, 5.0, np.nan], dtype, "members"),
+        "leaf_weights": _tensor([0.5, -1.25, 2.0, 0.75], dtype, "weights"),
+    }
+
+
+def _label_encoder(row: ElementType) -> dict[str, Any]:
+    return {"keys_tensor": _tensor([1, -2, 5, 0], row.numpy_dtype, "keys")}
+
+
+def _imputer(row: ElementType) -> dict[str, Any]:
+    if row.kind is Kind.FLOAT:
+        return {"imputed_value_floats": [1.5, -2.0, 3.0, 0.25], "replaced_value_float": 0.0}
+    return {"imputed_value_int64s": [7, -3, 2, 9], "replaced_value_int64": 0}
+
+
+def _svm_regression(x: np.ndarray) -> np.ndarray:
+    """The SVMRegressor case by its formula (onnx.reference truncates
+    integer inputs' results): POLY kernel (0.5 x.v + 1)^2."""
+    vectors = np.array([[0.0, 1.0], [1.0, -1.0]])
+    kernels = (0.5 * x @ vectors.T + 1.0) ** 2
+    return kernels @ np.array([[1.0], [-0.5]]) + 0.1
+
+
+_TARGETS = {
+    "target_treeids": _LEAVES["treeids"],
+    "target_nodeids": _LEAVES["nodeids"],
+    "target_ids": [0, 1, 0, 1, 0, 1, 1],
+    "target_weights": [0.5, 1.0, 0.25, 0.75, -0.5, 1.5, 0.125],
+    "n_targets": 2,
+    "base_values": [0.5, -0.5],
+}
+
+
+def _tree_regression(x: np.ndarray) -> np.ndarray:
+    """The TreeEnsembleRegressor case by walking its trees in numpy (onnx.reference
+    fails on integer X, onnxruntime has no int32 kernel); a target no leaf
+    scored is 0, as onnxruntime writes it."""
+    t = _TREES
+    keys = zip(t["nodes_treeids"], t["nodes_nodeids"], strict=True)
+    nodes = {key: k for k, key in enumerate(keys)}
+    tests = {"BRANCH_LEQ": np.less_equal, "BRANCH_LT": np.less, "BRANCH_GT": np.greater}
+    out = np.zeros((len(x), 2))
+    scored = np.zeros((len(x), 2), bool)
+    for r, sample in enumerate(x):
+        for tree in sorted(set(t["nodes_treeids"])):
+            k = nodes[(tree, 0)]
+            while t["nodes_modes"][k] != "LEAF":
+                go = tests[t["nodes_modes"][k]](
+                    sample[t["nodes_featureids"][k]], t["nodes_values"][k]
+                )
+                k = nodes[(tree, t["nodes_truenodeids" if go else "nodes_falsenodeids"][k])]
+            leaf = (tree, t["nodes_nodeids"][k])
+            for at, target, weight in zip(
+                zip(_TARGETS["target_treeids"], _TARGETS["target_nodeids"], strict=True),
+                _TARGETS["target_ids"],
+                _TARGETS["target_weights"],
+                strict=True,
+            ):
+                if at == leaf:
+                    out[r, target] += weight
+                    scored[r, target] = True
+    return np.where(scored, out + np.asarray(_TARGETS["base_values"]), 0.0)
+
+
+_COEFFICIENTS = [0.5, -1.0, 0.25, 2.0, -0.5, 1.0, 0.75, -0.25]
+_FLOAT = ("float",)
+_LABELS = ("int64", "float")
+ML_CASES: dict[str, Case] = {
+    "ArrayFeatureExtractor": _ml(
+        (In((3, 4)), In((2,), dtype="int64", value=[3, 1])), {}, exact=True, ml_opset=1
+    ),
+    "Binarizer": _ml((In((3, 4)),), {"threshold": 0.5}, exact=True, ml_opset=1),
+    "FeatureVectorizer": _ml(
+        (In((3, 2)), In((3, 3))),
+        {"inputdimensions": [2, 4]},
+        ml_opset=1,
+        output_dtypes=_FLOAT,
+        output_shapes=((3, 6),),
+    ),
+    "Imputer": _ml(
+        (In((3, 4), "small"),),
+        {},
+        exact=True,
+        ml_opset=1,
+        typed_attributes=_imputer,
+        output_shapes=((3, 4),),
+    ),
+    "LabelEncoder": _ml(
+        (In((3, 4), "small"),),
+        {
+            "values_tensor": _tensor([0.5, 1.5, -2.5, 4.0], np.float32, "values"),
+            "default_tensor": _tensor([-1.0], np.float32, "default"),
+        },
+        ml_opset=4,
+        output_dtypes=_FLOAT,
+        typed_attributes=_label_encoder,
+    ),
+    "LinearClassifier": _ml(
+        (In((3, 4)),),
+        {
+            "coefficients": [0.5, -1.0, 0.25, 2.0, -0.5, 1.0, 0.75, -0.25, 1.5, 0.0, -1.0, 0.5],
+            "intercepts": [0.1, -0.2, 0.3],
+            "classlabels_ints": [3, 5, 7],
+            "post_transform": "SOFTMAX",
+        },
+        outputs=2,
+        ml_opset=1,
+        output_dtypes=_LABELS,
+    ),
+    "LinearRegressor": _ml(
+        (In((3, 4)),),
+        {"coefficients": _COEFFICIENTS, "targets": 2},
+        ml_opset=1,
+        formula=lambda x: x @ np.reshape(_COEFFICIENTS, (2, 4)).T,
+        output_dtypes=_FLOAT,
+        output_shapes=((3, 2),),
+    ),
+    "Normalizer": _ml(
+        (In((3, 4)),), {"norm": "L2"}, ml_opset=1, output_dtypes=_FLOAT, output_shapes=((3, 4),)
+    ),
+    "OneHotEncoder": _ml(
+        (In((3, 2), "small"),),
+        {"cats_int64s": [0, 1, 3], "zeros": 1},
+        ml_opset=1,
+        output_dtypes=_FLOAT,
+    ),
+    "Scaler": _ml(
+        (In((3, 4)),),
+        {"offset": [0.5, -1.0, 0.0, 2.0], "scale": [2.0, 0.5, -1.0, 0.25]},
+        ml_opset=1,
+        output_dtypes=_FLOAT,
+        output_shapes=((3, 4),),
+    ),
+    "SVMClassifier": _ml(
+        (In((3, 2)),),
+        {
+            "kernel_type": "RBF",
+            "kernel_params": [0.5, 0.0, 3.0],
+            "vectors_per_class": [1, 1, 1],
+            "support_vectors": [0.0, 1.0, 1.0, -1.0, -2.0, 0.5],
+            "coefficients": [1.0, -0.5, 0.25, 0.75, -1.0, 0.5],
+            "rho": [0.1, -0.2, 0.3],
+            "prob_a": [-1.5, -1.0, -2.0],
+            "prob_b": [0.1, -0.1, 0.2],
+            "classlabels_ints": [0, 1, 2],
+        },
+        outputs=2,
+        ml_opset=1,
+        output_dtypes=_LABELS,
+        output_shapes=((3,), (3, 3)),
+    ),
+    "SVMRegressor": _ml(
+        (In((3, 2)),),
+        {
+            "kernel_type": "POLY",
+            "kernel_params": [0.5, 1.0, 2.0],
+            "n_supports": 2,
+            "support_vectors": [0.0, 1.0, 1.0, -1.0],
+            "coefficients": [1.0, -0.5],
+            "rho": [0.1],
+        },
+        ml_opset=1,
+        formula=_svm_regression,
+        output_dtypes=_FLOAT,
+        output_shapes=((3, 1),),
+    ),
+    "TreeEnsemble": _ml(
+        (In((3, 3), "small"),),
+        {
+            "nodes_featureids": [0, 2, 1],
+            "nodes_truenodeids": [1, 0, 2],
+            "nodes_trueleafs": [0, 1, 1],
+            "nodes_falsenodeids": [2, 1, 3],
+            "nodes_falseleafs": [0, 1, 1],
+            "leaf_targetids": [0, 1, 0, 1],
+            "tree_roots": [0],
+            "n_targets": 2,
+            "aggregate_function": 1,
+        },
+        ml_opset=5,
+        typed_attributes=_tree_ensemble_5,
+        # onnxruntime tests membership in sets of integers on x truncated
+        # (-2.97 is in {-2, 1, 5}); the spec and onnx.reference on x itself.
+        reference=True,
+        output_shapes=((3, 2),),
+    ),
+    "TreeEnsembleClassifier": _ml(
+        (In((3, 3)),),
+        {
+            **_TREES,
+            "class_treeids": _LEAVES["treeids"],
+            "class_nodeids": _LEAVES["nodeids"],
+            "class_ids": [0, 1, 2, 0, 1, 2, 0],
+            "class_weights": [0.5, 1.0, 0.25, 0.75, -0.5, 1.5, 0.125],
+            "classlabels_int64s": [10, 20, 30],
+            "post_transform": "LOGISTIC",
+        },
+        outputs=2,
+        output_dtypes=_LABELS,
+        output_shapes=((3,), (3, 3)),
+    ),
+    "TreeEnsembleRegressor": _ml(
+        (In((3, 3)),),
+        {
+            **_TREES,
+            **_TARGETS,
+            "aggregate_function": "SUM",
+        },
+        formula=_tree_regression,
+        output_dtypes=_FLOAT,
+        output_shapes=((3, 2),),
+    ),
+}
+"""The ai.onnx.ml operators (numeric forms)."""
+CASES.update(ML_CASES)
+
+
 def swept_types(op_type: str, case: Case) -> list[ElementType]:
     """The table's element types that the schema allows for the swept variable."""
-    schema = OPS[op_type].SCHEMA
+    schema = {**OPS, **ML_OPS}[op_type].SCHEMA
     formals = [*schema.inputs, *schema.outputs]
     variable = case.type_variable or formals[0].type_str
     formal = next(f for f in formals if f.type_str == variable)
@@ -848,6 +1102,7 @@ class Node:
     outputs: list[onnx.ValueInfoProto]
     feeds: dict[str, np.ndarray]
     opset: int = OPSET
+    ml_opset: int | None = None
 
 
 def _initializer(spec: In, row: ElementType, name: str) -> onnx.TensorProto:
@@ -881,6 +1136,8 @@ def make_node(op_type: str, case: Case, row: ElementType, target: ElementType | 
         feeds[name] = _values(spec_row, spec.shape, spec.domain)
         inputs.append(helper.make_tensor_value_info(name, spec_row.onnx_code, spec.shape))
     attributes = dict(case.attributes)
+    if case.typed_attributes is not None:
+        attributes.update(case.typed_attributes(row))
     if attributes.get("output_datatype") == SWEPT:
         attributes["output_datatype"] = row.onnx_code
     out_row = row
@@ -901,16 +1158,20 @@ def make_node(op_type: str, case: Case, row: ElementType, target: ElementType | 
         value = _values(row, (1,), "small")
         attributes["value"] = numpy_helper.from_array(value, f"c_{tag}")
     outputs = [f"out{k}_{tag}" for k in range(case.outputs)]
-    node = helper.make_node(op_type, names, outputs, name=f"{op_type}_{tag}", **attributes)
+    domain = ML_DOMAIN if case.ml_opset is not None else ""
+    node = helper.make_node(
+        op_type, names, outputs, name=f"{op_type}_{tag}", domain=domain, **attributes
+    )
     fixed = [*case.output_dtypes, *[None] * len(outputs)]
     shape = case.inputs[0].shape if op_type in SAME_TYPE_AS_INPUT else None
+    shapes = [*case.output_shapes, *[shape] * len(outputs)]
     out_rows = [element_types.by_name(f) if f else out_row for f in fixed[: len(outputs)]]
     out_infos = [
-        helper.make_tensor_value_info(o, r.onnx_code, shape)
-        for o, r in zip(outputs, out_rows, strict=True)
+        helper.make_tensor_value_info(o, r.onnx_code, s)
+        for o, r, s in zip(outputs, out_rows, shapes[: len(outputs)], strict=True)
         if r is not None
     ]
-    return Node(row, node, inputs, initializers, out_infos, feeds, case.opset)
+    return Node(row, node, inputs, initializers, out_infos, feeds, case.opset, case.ml_opset)
 
 
 def model_of(nodes: list[Node]) -> onnx.ModelProto:
@@ -922,7 +1183,11 @@ def model_of(nodes: list[Node]) -> onnx.ModelProto:
         [t for n in nodes for t in n.initializers],
     )
     opset = max(n.opset for n in nodes) if nodes else OPSET
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    imports = [helper.make_opsetid("", opset)]
+    ml_opsets = [n.ml_opset for n in nodes if n.ml_opset is not None]
+    if ml_opsets:
+        imports.append(helper.make_opsetid(ML_DOMAIN, max(ml_opsets)))
+    model = helper.make_model(graph, opset_imports=imports)
     model.ir_version = 10
     if any(n.node.op_type in SAME_TYPE_AS_INPUT for n in nodes):
         return model  # onnx cannot infer them; their outputs are typed in make_node

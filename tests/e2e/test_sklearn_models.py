@@ -1,0 +1,149 @@
+"""scikit-learn models exported with skl2onnx (integer class labels, no
+ZipMap) compile and match onnxruntime: class labels exactly, probabilities
+and scores within 1e-5 absolute (regression values within 1e-5 relative:
+they are in the hundreds). The models are small (a few trees of depth 3 or
+4, tens of support vectors) so the file runs in seconds.
+
+They cover the ai.onnx.ml lowerings skl2onnx emits: LinearClassifier,
+LinearRegressor, TreeEnsembleClassifier/Regressor, SVMClassifier (with
+probabilities from prob_a/prob_b) and SVMRegressor, Scaler, Normalizer,
+Imputer, ArrayFeatureExtractor (labels of argmax), and default-domain
+MatMul/Softmax for the MLP."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sklearn")
+skl2onnx = pytest.importorskip("skl2onnx")
+ort = pytest.importorskip("onnxruntime")
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::UserWarning")
+
+from sklearn.datasets import make_classification, make_regression  # noqa: E402
+from sklearn.ensemble import (  # noqa: E402
+    AdaBoostClassifier,
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.impute import SimpleImputer  # noqa: E402
+from sklearn.linear_model import LinearRegression, LogisticRegression  # noqa: E402
+from sklearn.neural_network import MLPClassifier  # noqa: E402
+from sklearn.pipeline import make_pipeline  # noqa: E402
+from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler  # noqa: E402
+from sklearn.svm import SVC, SVR, LinearSVC  # noqa: E402
+from sklearn.tree import DecisionTreeClassifier  # noqa: E402
+
+import onnxc  # noqa: E402
+
+PROBABILITY_TOLERANCE = 1e-5
+"""Absolute, on probabilities and classifier scores."""
+REGRESSION_TOLERANCE = 1e-5
+"""Relative (and absolute), on regression values."""
+
+
+def _data(make: Callable[..., Any], **arguments: Any) -> tuple[np.ndarray, np.ndarray]:
+    found = make(**arguments)
+    return np.asarray(found[0], np.float32), np.asarray(found[1])
+
+
+X_CLASSES, Y_CLASSES = _data(
+    make_classification, n_samples=160, n_features=6, n_informative=4, n_classes=3, random_state=0
+)
+X_BINARY, Y_BINARY = _data(make_classification, n_samples=160, n_features=6, random_state=1)
+X_VALUES, Y_VALUES = _data(make_regression, n_samples=160, n_features=6, noise=0.5, random_state=2)
+PROBABILITIES: dict[str, Any] = {"probability": True}
+"""SVC's probabilities (prob_a/prob_b); scikit-learn 1.9 deprecates the
+option, and its stubs type it as the deprecation marker."""
+
+CLASSIFIERS: dict[str, Callable[[], Any]] = {
+    "logistic_regression": lambda: LogisticRegression(max_iter=500),
+    "mlp": lambda: MLPClassifier(hidden_layer_sizes=(16,), max_iter=300, random_state=0),
+    "decision_tree": lambda: DecisionTreeClassifier(max_depth=4, random_state=0),
+    "random_forest": lambda: RandomForestClassifier(n_estimators=8, max_depth=4, random_state=0),
+    "gradient_boosting": lambda: GradientBoostingClassifier(
+        n_estimators=8, max_depth=3, random_state=0
+    ),
+    "svc": lambda: SVC(random_state=0, **PROBABILITIES),
+    "linear_svc": LinearSVC,
+    "extra_trees": lambda: ExtraTreesClassifier(n_estimators=5, max_depth=4, random_state=0),
+    "adaboost": lambda: AdaBoostClassifier(n_estimators=5, random_state=0),
+    "scaler_pipeline": lambda: make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)),
+    "normalizer_pipeline": lambda: make_pipeline(
+        Normalizer(), RandomForestClassifier(n_estimators=4, max_depth=3, random_state=0)
+    ),
+}
+REGRESSORS: dict[str, Callable[[], Any]] = {
+    "linear_regression": LinearRegression,
+    "random_forest_regressor": lambda: RandomForestRegressor(
+        n_estimators=8, max_depth=4, random_state=0
+    ),
+    "gradient_boosting_regressor": lambda: GradientBoostingRegressor(
+        n_estimators=8, max_depth=3, random_state=0
+    ),
+    "svr": lambda: SVR(C=10.0),
+}
+
+
+def _export(model: Any, x: np.ndarray) -> Any:
+    """The ONNX model of a fitted estimator: float input [N, C], integer
+    labels and a probability tensor (ZipMap off, for models that have one)."""
+    options = {id(model): {"zipmap": False}} if hasattr(model, "predict_proba") else None
+    return skl2onnx.to_onnx(model, x[:1], options=options, target_opset={"": 17, "ai.onnx.ml": 3})
+
+
+def _compare(model: Any, x: np.ndarray, name: str) -> list[float]:
+    """Compile the exported model, run both on `x`, and return the largest
+    difference of each non-integer output."""
+    proto = _export(model, x)
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    feed = {session.get_inputs()[0].name: x}
+    wanted = session.run(None, feed)
+    got = onnxc.compile(proto, name=name).run(feed)
+    errors: list[float] = []
+    for want, (output, value) in zip(wanted, got.items(), strict=True):
+        assert value.shape == want.shape, output
+        if want.dtype.kind in "iu":
+            np.testing.assert_array_equal(value, want, err_msg=output)
+            continue
+        errors.append(float(np.abs(value.astype(np.float64) - want).max()))
+    return errors
+
+
+@pytest.mark.parametrize("name", sorted(CLASSIFIERS))
+@pytest.mark.parametrize("classes", [2, 3])
+def test_classifier_matches_onnxruntime(name: str, classes: int) -> None:
+    x, y = (X_BINARY, Y_BINARY) if classes == 2 else (X_CLASSES, Y_CLASSES)
+    model = CLASSIFIERS[name]().fit(x, y)
+    errors = _compare(model, x[:40], f"{name}_{classes}")
+    assert errors and max(errors) <= PROBABILITY_TOLERANCE, errors
+
+
+@pytest.mark.parametrize("name", sorted(REGRESSORS))
+def test_regressor_matches_onnxruntime(name: str) -> None:
+    model = REGRESSORS[name]().fit(X_VALUES, Y_VALUES)
+    proto = _export(model, X_VALUES)
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    feed = {session.get_inputs()[0].name: X_VALUES[:40]}
+    (want,) = session.run(None, feed)
+    (got,) = onnxc.compile(proto, name=name).run(feed).values()
+    assert got.shape == want.shape
+    tolerance = REGRESSION_TOLERANCE
+    np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
+
+
+def test_imputer_pipeline_matches_onnxruntime() -> None:
+    """SimpleImputer (onnx_ml.Imputer on NaN), MinMaxScaler (Scaler) and a
+    logistic regression, on features with missing values."""
+    x = X_CLASSES.copy()
+    x[::5, 1] = np.nan
+    x[::7, 4] = np.nan
+    model = make_pipeline(SimpleImputer(), MinMaxScaler(), LogisticRegression(max_iter=500))
+    errors = _compare(model.fit(x, Y_CLASSES), x[:40], "imputer_pipeline")
+    assert errors and max(errors) <= PROBABILITY_TOLERANCE, errors
