@@ -7,6 +7,7 @@
               [--compare onnxruntime] [--rtol R] [--atol A] [--save DIR] [--target T]
     onnxc --version
     onnxc check MODEL.onnx [--dim SYM=N]... [--shape INPUT=D0,D1,...]...
+    onnxc bench MODEL.onnx [--dim SYM=N]... [--shape INPUT=D0,D1,...]... [--rounds N] [--seed N]
     onnxc cache info|clear
 
 `compile` also writes a build recipe for the target (a Makefile and NAME.cmake);
@@ -115,6 +116,15 @@ def _write_html(path: Path, report: Report) -> None:
         path.write_text(format_html(report))
     except OSError as error:
         raise OnnxcError(f"--report-html: cannot write '{path}' ({error.strerror})") from None
+
+
+def _bench_command(args: argparse.Namespace) -> int:
+    from onnxc.bench import bench, format_result
+
+    path = Path(args.model)
+    result = bench(path, compile_options(args), rounds=args.rounds, seed=args.seed)
+    print(format_result(path.stem, result))
+    return 0
 
 
 def _check_command(args: argparse.Namespace) -> int:
@@ -311,6 +321,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(check_parser)
     check_parser.set_defaults(handler=_check_command)
+
+    bench_parser = commands.add_parser(
+        "bench", help="time the model against onnxruntime, one thread each, in one process"
+    )
+    common(bench_parser)
+    bench_parser.add_argument(
+        "--rounds", type=int, default=7, help="alternating rounds (default 7); medians compared"
+    )
+    bench_parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    bench_parser.set_defaults(handler=_bench_command)
 
     cache_parser = commands.add_parser(
         "cache",

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,10 +12,10 @@ import numpy as np
 
 from onnxc.cli_args import compile_options, key_value, load_npy, progress_of, writable_folder
 from onnxc.errors import OnnxcError
+from onnxc.random_inputs import random_input
 
 if TYPE_CHECKING:
     from onnxc.api import CompiledModel
-    from onnxc.emit.runner import TensorSpec
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -98,30 +97,8 @@ def _run_inputs(args: argparse.Namespace, model: CompiledModel) -> dict[str, np.
                     known.setdefault(dim, size)
     rng = np.random.default_rng(args.seed)
     for spec in left:
-        inputs[spec.name] = _random_input(spec, known, rng)
+        inputs[spec.name] = random_input(spec, known, rng)
     return inputs
-
-
-def _random_input(spec: TensorSpec, known: dict[str, int], rng: np.random.Generator) -> np.ndarray:
-    """Random values of the input's shape and element type: standard normal
-    floats, integers in [0, 10), booleans. Free dims take their sizes from
-    `known`; the others need --dim."""
-    shape = spec.shape_for(known)
-    if shape is None:
-        free = [d for d in spec.shape if not isinstance(d, int) and d not in known]
-        named = ", ".join(shlex.quote(str(d)) for d in free if d is not None)
-        hint = " ".join(f"--dim {shlex.quote(str(d))}=SIZE" for d in free if d is not None)
-        raise OnnxcError(
-            f"--random: input '{spec.name}' has free dimension(s) {named}; give their sizes: {hint}"
-        )
-    dtype = spec.element.numpy_dtype
-    if dtype.kind == "b":
-        return rng.integers(0, 2, size=shape).astype(dtype)
-    if dtype.kind in "iu":
-        return rng.integers(0, 10, size=shape).astype(dtype)
-    if dtype.kind in "fc" or dtype.kind == "V":  # ml_dtypes floats have kind "V"
-        return rng.standard_normal(size=shape).astype(dtype)
-    raise OnnxcError(f"--random: input '{spec.name}' has element type {dtype}, give it --input")
 
 
 def _print_argmax(name: str, value: np.ndarray) -> None:

@@ -1,0 +1,32 @@
+"""Random inputs of a compiled model (`onnxc run --random`, `onnxc bench`)."""
+
+from __future__ import annotations
+
+import shlex
+
+import numpy as np
+
+from onnxc.emit.runner import TensorSpec
+from onnxc.errors import OnnxcError
+
+
+def random_input(spec: TensorSpec, known: dict[str, int], rng: np.random.Generator) -> np.ndarray:
+    """Random values of the input's shape and element type: standard normal
+    floats, integers in [0, 10), booleans. Free dims take their sizes from
+    `known`; the others need --dim."""
+    shape = spec.shape_for(known)
+    if shape is None:
+        free = [d for d in spec.shape if not isinstance(d, int) and d not in known]
+        named = ", ".join(shlex.quote(str(d)) for d in free if d is not None)
+        hint = " ".join(f"--dim {shlex.quote(str(d))}=SIZE" for d in free if d is not None)
+        raise OnnxcError(
+            f"input '{spec.name}' has free dimension(s) {named}; give their sizes: {hint}"
+        )
+    dtype = spec.element.numpy_dtype
+    if dtype.kind == "b":
+        return rng.integers(0, 2, size=shape).astype(dtype)
+    if dtype.kind in "iu":
+        return rng.integers(0, 10, size=shape).astype(dtype)
+    if dtype.kind in "fc" or dtype.kind == "V":  # ml_dtypes floats have kind "V"
+        return rng.standard_normal(size=shape).astype(dtype)
+    raise OnnxcError(f"input '{spec.name}' has element type {dtype}: no random values for it")
