@@ -21,6 +21,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from onnxc import element_types
+from onnxc.emit.call_plan import CallPlan, aligned_bytes, plannable
 from onnxc.emit.runner import (
     ERR_CAPACITY,
     ERR_WORKSPACE,
@@ -39,7 +41,6 @@ from onnxc.emit.runner import (
 )
 from onnxc.emit.text_files import digest, write_text
 from onnxc.errors import BuildError, InternalError
-from onnxc.ir_names import ARENA_ALIGN
 from onnxc.runtime_c import runtime_dir, runtime_files, sources_for
 
 __all__ = ["BuildError", "CompiledC", "build_extension", "built_extensions", "cache_dir"]
@@ -222,6 +223,10 @@ def _first_error(log: str, exc: Exception) -> str:
     return found or (lines[0] if lines else str(exc).splitlines()[0])
 
 
+MAX_PLANS = 8
+"""Call plans kept per thread and model (each holds a workspace)."""
+
+
 class CompiledC:
     """A model loaded in-process, called through ``NAME_invoke`` on numpy arrays.
 
@@ -251,6 +256,9 @@ class CompiledC:
         )
         """The free dimensions, in the order the C takes them (first appearance)."""
         self._sizes: dict[tuple[tuple[int, ...], ...], tuple[int, list[int]]] = {}
+        self._plannable = plannable(self.inputs, self.outputs)
+        self._dtypes = [s.element.numpy_dtype for s in self.inputs]
+        self._local = threading.local()  # this thread's call plans, by input shapes
 
     def _spec(self, record: Any) -> TensorSpec:
         name = self.ffi.string(record.name).decode()
@@ -276,7 +284,43 @@ class CompiledC:
         return workspace, [s.capacity_for(dims) for s in self.outputs]
 
     def call(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Run once on the inputs in order; returns the outputs in order."""
+        """Run once on the inputs in order; returns the outputs in order. A
+        call with the input shapes of an earlier one in this thread takes its
+        plan (`call_plan`): only the data pointers and outputs are new."""
+        plans: dict[tuple[tuple[int, ...], ...], CallPlan] | None = getattr(
+            self._local, "plans", None
+        )
+        if plans is not None and len(inputs) == len(self._dtypes):
+            shapes: list[tuple[int, ...]] | None = []
+            for a, d in zip(inputs, self._dtypes, strict=True):
+                if type(a) is not np.ndarray or a.dtype != d or not a.flags.c_contiguous:
+                    shapes = None  # the checked path says what is wrong
+                    break
+                shapes.append(a.shape)
+            plan = plans.get(tuple(shapes)) if shapes is not None else None
+            if plan is not None:
+                status, results = plan.call(self.invoke, inputs)
+                if status < 0:
+                    raise status_error(self.name, status)
+                return results
+        outputs = self._call(inputs)
+        if self._plannable:
+            if plans is None:
+                plans = self._local.plans = {}
+            key = tuple(a.shape for a in inputs)
+            if len(plans) >= MAX_PLANS:  # many shapes: keep the newest
+                del plans[next(iter(plans))]
+            workspace_bytes, _ = self._sizes[key]
+            made = [(tuple(o.shape), o.dtype) for o in outputs]
+            plans[key] = CallPlan(self.ffi, list(key), made, workspace_bytes)
+        return outputs
+
+    def plans_here(self) -> int:
+        """How many call plans this thread keeps for the model."""
+        return len(getattr(self._local, "plans", {}))
+
+    def _call(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """A call that checks the inputs and finds the sizes it needs."""
         dims = check_inputs(self.name, self.inputs, inputs)
         key = tuple(a.shape for a in inputs)
         workspace_bytes, capacities = self._sizes.get(key) or self._first_sizes(dims)
@@ -302,7 +346,7 @@ class CompiledC:
                 tensors_out[k].data = ffi.cast("void *", ffi.from_buffer(buffer))
                 tensors_out[k].capacity = capacity
                 tensors_out[k].shape = shapes[k]
-            workspace = _aligned_bytes(workspace_bytes)
+            workspace = aligned_bytes(workspace_bytes)
             size = ffi.new("size_t *", workspace_bytes)
             status = self.invoke(ffi.from_buffer(workspace), size, tensors_in, tensors_out)
             if status == ERR_WORKSPACE and size[0] > workspace_bytes:
@@ -325,10 +369,3 @@ class CompiledC:
                 shape = tuple(int(shapes[k][d]) for d in range(len(spec.shape)))
                 outputs.append(spec.element.unpack(buffer, math.prod(shape)).reshape(shape))
             return outputs
-
-
-def _aligned_bytes(size: int) -> np.ndarray:
-    """`size` bytes (at least one) starting at an ONNXC_ARENA_ALIGN boundary."""
-    raw = np.empty(max(1, size) + ARENA_ALIGN, dtype=np.uint8)
-    start = -raw.ctypes.data % ARENA_ALIGN
-    return raw[start : start + max(1, size)]

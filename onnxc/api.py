@@ -345,6 +345,9 @@ def converts_safely(given: np.dtype[Any], wanted: np.dtype[Any]) -> bool:
     return given == wanted or bool(np.can_cast(given, wanted, "same_kind"))
 
 
+_MISSING = object()
+
+
 class CompiledModel:
     """A compiled and loaded model. `run` takes a dict of numpy arrays by input
     name and returns a dict by output name (in graph-output order); calling the
@@ -372,21 +375,23 @@ class CompiledModel:
         return self.generated.header_source
 
     def run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
-        unknown = sorted(set(inputs) - set(self.input_names))
-        if unknown:
-            raise RunError(
-                f"{self.name}: unknown input(s) {', '.join(map(repr, unknown))} "
-                f"(inputs: {', '.join(self.input_names)})"
-            )
         arrays: list[np.ndarray] = []
+        given = 0
         for spec in self.runner.inputs:
-            if spec.name in inputs:
-                value = inputs[spec.name]
+            value = inputs.get(spec.name, _MISSING)
+            if value is not _MISSING:
+                given += 1
             elif spec.name in self.generated.input_defaults:
                 value = self.generated.input_defaults[spec.name]
             else:
                 raise RunError(f"{self.name}: missing input '{spec.name}'")
             arrays.append(self._prepare(spec, value))
+        if given != len(inputs):
+            unknown = sorted(set(inputs) - set(self.input_names))
+            raise RunError(
+                f"{self.name}: unknown input(s) {', '.join(map(repr, unknown))} "
+                f"(inputs: {', '.join(self.input_names)})"
+            )
         outputs = self.runner.call(arrays)
         return dict(zip(self.output_names, outputs, strict=True))
 
@@ -395,6 +400,8 @@ class CompiledModel:
         another type are converted only when numpy casts them safely within
         their kind (float64 to float32, not float to int)."""
         dtype = spec.element.numpy_dtype
+        if type(value) is np.ndarray and value.dtype == dtype and value.flags.c_contiguous:
+            return value  # as it is: the common case, kept cheap
         array = np.asarray(value)
         if not converts_safely(array.dtype, dtype):
             raise RunError(f"{self.name}: input '{spec.name}' must be {dtype}, got {array.dtype}")
