@@ -767,6 +767,8 @@ CASES: dict[str, Case] = {
     ),
     "Round": unary(exact=True),
     "Selu": unary(),
+    "OptionalGetElement": unary(exact=True),  # of a tensor: the tensor
+    "OptionalHasElement": Case((In((2, 3)),), exact=True, output_dtypes=("bool",)),
     "Shape": Case((In((2, 3, 4)),), {"start": 1}, exact=True, output_dtypes=("int64",)),
     "Shrink": unary("small", exact=True, lambd=1.0, bias=1.5),
     "Sigmoid": unary(),
