@@ -185,6 +185,7 @@ def build_extension(
     cflags = [*DEFAULT_CFLAGS, *extra_cflags]
     module_name, target = _extension_path(c_source, header_source, name, cflags)
     if target.exists():
+        mark_used(target)
         return _load(module_name, target)
 
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -214,7 +215,22 @@ def build_extension(
                 f"compiling {name}.c failed: {_first_error(''.join(log), exc)}"
             ) from exc
         os.replace(built, target)  # atomic: a concurrent build of the key is identical
+    mark_stored(target)
     return _load(module_name, target)
+
+
+def mark_used(path: Path) -> None:
+    """A cached build was used (see `onnxc.cache_limit`)."""
+    from onnxc.cache_limit import touch  # the cache's own modules import this one
+
+    touch(path)
+
+
+def mark_stored(path: Path) -> None:
+    """A build was added to the cache: keep the cache within its limit."""
+    from onnxc.cache_limit import prune
+
+    prune(keep=path)
 
 
 def _first_error(log: str, exc: Exception) -> str:

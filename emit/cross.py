@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from onnxc.emit.build import cache_dir
+from onnxc.emit.build import cache_dir, mark_stored, mark_used
 from onnxc.emit.runner import TensorSpec, check_inputs
 from onnxc.emit.text_files import digest, write_text
 from onnxc.errors import BuildError, OnnxcError, RunError
@@ -166,6 +166,7 @@ def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level:
     key = digest(key_parts)[:24]
     elf = cache_dir() / "elf" / f"{name}-{target.name}-{key}.elf"
     if elf.exists():
+        mark_used(elf)
         return elf
 
     cc_path = require_tool(target.cc, target.packages, target)
@@ -191,6 +192,7 @@ def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level:
             cause = _overflow(result.stderr, target) or _first_error(result.stderr, folder)
             raise BuildError(f"building {name} for {target.name} failed: {cause}")
         os.replace(folder / "prog.elf", elf)  # atomic: a concurrent build is identical
+    mark_stored(elf)
     return elf
 
 

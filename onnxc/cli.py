@@ -171,6 +171,7 @@ def _cache_command(args: argparse.Namespace) -> int:
     kinds = {
         "compilations": compile_cache.entries(),
         "C builds": built_extensions(),
+        "MCU builds": sorted((cache_dir() / "elf").glob("*.elf")),
     }
     if args.action == "info":
         print(f"cache directory: {cache_dir()}")

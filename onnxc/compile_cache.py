@@ -98,8 +98,14 @@ by name (the C texts, stored as they are, not escaped into the header)."""
 
 def read(key: str) -> Entry | None:
     """The entry stored under `key`, or None when there is none or it cannot
-    be read (a damaged entry is a miss)."""
-    return read_entry(entry_path(key))
+    be read (a damaged entry is a miss). A hit counts as a use (`cache_limit`)."""
+    from onnxc.cache_limit import touch
+
+    path = entry_path(key)
+    entry = read_entry(path)
+    if entry is not None:
+        touch(path)
+    return entry
 
 
 def read_entry(path: Path) -> Entry | None:
@@ -143,6 +149,9 @@ def write(key: str, header: str, files: Mapping[str, str]) -> None:
             for text in files.values():
                 write_slices(stream, text)
         os.replace(temporary, target)
+        from onnxc.cache_limit import prune
+
+        prune(keep=target)
     except OSError:
         Path(temporary).unlink(missing_ok=True)
 

@@ -1,8 +1,11 @@
-"""The compilation cache (`onnxc/compile_cache.py`, `api.generate_with`) and
-`onnxc cache info|clear`. Every test uses its own `ONNXC_CACHE_DIR`."""
+"""The compilation cache (`onnxc/compile_cache.py`, `api.generate_with`), its
+size limit (`onnxc/cache_limit.py`) and `onnxc cache info|clear`. Every test
+uses its own `ONNXC_CACHE_DIR`."""
 
 from __future__ import annotations
 
+import importlib.machinery
+import os
 import subprocess
 import sys
 import textwrap
@@ -15,8 +18,10 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnxc
-from onnxc import api, compile_cache
+from onnxc import api, cache_limit, compile_cache
 from onnxc.cli import main
+from onnxc.emit.build import EXTENSION_PREFIX
+from onnxc.errors import OnnxcError
 from onnxc.options import CompileOptions
 
 
@@ -206,6 +211,7 @@ def test_cache_info_and_clear(capsys: pytest.CaptureFixture[str], cache_in_tmp: 
         f"cache directory: {cache_in_tmp}",
         "compilations: 0 entries, 0 bytes",
         "C builds: 0 entries, 0 bytes",
+        "MCU builds: 0 entries, 0 bytes",
     ]
     onnxc.compile(_model())
     entry_bytes = compile_cache.entries()[0].stat().st_size
@@ -218,4 +224,66 @@ def test_cache_info_and_clear(capsys: pytest.CaptureFixture[str], cache_in_tmp: 
     assert removed.startswith(f"removed from {cache_in_tmp}: 1 compilations ({entry_bytes} bytes)")
     assert "1 C builds" in removed
     assert compile_cache.entries() == []
-    assert not any(cache_in_tmp.iterdir())
+    assert not any(p for p in cache_in_tmp.rglob("*") if p.is_file())
+
+
+def _fill(folder: Path, sizes: dict[str, int]) -> list[Path]:
+    """Cache files of these sizes, oldest first (mtimes a minute apart)."""
+    made: list[Path] = []
+    for k, (name, size) in enumerate(sizes.items()):
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"\0" * size)
+        os.utime(path, (1_000_000 + 60 * k, 1_000_000 + 60 * k))
+        made.append(path)
+    return made
+
+
+def test_the_least_recently_used_go_first(
+    cache_in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ONNXC_CACHE_MAX_MB", "1")
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    mb = 1024 * 1024
+    old_entry, old_build, elf, new_entry = _fill(
+        cache_in_tmp,
+        {
+            f"{compile_cache.ENTRY_PREFIX}a{compile_cache.ENTRY_SUFFIX}": mb // 2,
+            f"{EXTENSION_PREFIX}m_a{suffix}": mb // 2,
+            "elf/m-cortex-m4-a.elf": mb // 4,
+            f"{compile_cache.ENTRY_PREFIX}b{compile_cache.ENTRY_SUFFIX}": mb // 2,
+        },
+    )
+    cache_limit.touch(old_build)  # used just now: younger than the rest
+    cache_limit.prune(keep=new_entry)
+    assert [p.exists() for p in (old_entry, old_build, elf, new_entry)] == [
+        False,
+        True,
+        False,
+        True,
+    ]
+
+
+def test_the_new_file_stays_even_alone_over_the_limit(
+    cache_in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ONNXC_CACHE_MAX_MB", "1")
+    (big,) = _fill(cache_in_tmp, {f"{compile_cache.ENTRY_PREFIX}big.entry": 2 * 1024 * 1024})
+    cache_limit.prune(keep=big)
+    assert big.exists()
+
+
+def test_compiling_prunes_and_a_hit_counts_as_use(
+    cache_in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    onnxc.compile(_model())
+    (entry,) = compile_cache.entries()
+    os.utime(entry, (1_000_000, 1_000_000))
+    onnxc.compile(_model())  # a hit
+    assert entry.stat().st_mtime > 1_000_000
+    monkeypatch.setenv("ONNXC_CACHE_MAX_MB", "0")  # no limit
+    assert cache_limit.limit_bytes() is None
+    for bad in ("-1", "lots"):
+        monkeypatch.setenv("ONNXC_CACHE_MAX_MB", bad)
+        with pytest.raises(OnnxcError, match="ONNXC_CACHE_MAX_MB"):
+            cache_limit.limit_bytes()
