@@ -37,6 +37,7 @@ from onnxc.emit.runner import Dim, Runner, TensorSpec
 from onnxc.emit.text_files import write_text
 from onnxc.errors import OnnxcError, RunError, UnsupportedError
 from onnxc.importer import ImportedModel, ModelLike, import_model, load_model
+from onnxc.lowering.node_progress import reporting
 from onnxc.options import DEFAULT_TIMEOUT, CompileOptions
 from onnxc.pipeline import lower
 from onnxc.progress import Progress
@@ -308,7 +309,8 @@ def _import_and_lower(
         if on_stage is not None:
             on_stage(stage, module)
 
-    return lower(imported.module, "loops", on_stage=stage_ended), imported
+    with reporting(lambda done, total: progress.count("lower: linalg", done, total)):
+        return lower(imported.module, "loops", on_stage=stage_ended), imported
 
 
 def generate_c(

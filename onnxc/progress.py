@@ -3,7 +3,9 @@ written to a text stream (the command line's stderr).
 
 The library reports nothing unless a `Progress` is passed to it (`compile`,
 `compile_with`, `generate_with`, `find_gaps` take `progress=`): a stage calls
-`step` when it ends, a stage that walks the ONNX nodes calls `count` as it goes.
+`step` when it ends, a stage that walks the ONNX nodes (the import, and
+convert-onnx-to-linalg through `lowering/node_progress.py`) calls `count` as
+it goes.
 On a terminal (`live`) the count is a bar rewritten in place with `\\r`;
 otherwise only the stage lines are written, one per stage.
 """

@@ -114,3 +114,13 @@ def test_plain_stream_gets_no_bar():
     progress = Progress(stream)
     progress.count("import", 1, 4)
     assert stream.getvalue() == ""
+
+
+def test_a_terminal_sees_bars_for_the_import_and_the_lowering_of_each_node():
+    stream = _Terminal()
+    onnxc.compile(EXAMPLE, cache=False, progress=Progress(stream))
+    text = stream.getvalue()
+    assert "\r  import" in text and "7/7" in text
+    bars = re.findall(r"\r  lower: linalg\s+\[[#.]+\] (\d+)/(\d+)", text)
+    assert bars and bars[-1][0] == bars[-1][1]  # every node of the onnx stage lowered
+    assert [int(done) for done, _ in bars] == list(range(1, len(bars) + 1))

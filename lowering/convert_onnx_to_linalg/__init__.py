@@ -68,6 +68,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
 )
 from onnxc.lowering.convert_onnx_to_linalg.shape_values import track
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
+from onnxc.lowering.node_progress import counter
 
 
 def lowerings() -> dict[str, type[OnnxLowering[Any]]]:
@@ -322,7 +323,10 @@ class ConvertOnnxToLinalgPass(ModulePass):
         _check_converted(op, lowerings())  # fail before lowering anything
         functions = [f for f in op.walk() if isinstance(f, func.FuncOp)]
         converted = {f: _convert_signature(f) for f in functions}
-        context = LoweringContext({f: shapes for f, (_, shapes) in converted.items()}, track)
+        nodes = sum(1 for o in op.walk() if isinstance(o, onnx.OnnxOp))
+        context = LoweringContext(
+            {f: shapes for f, (_, shapes) in converted.items()}, track, counter(nodes)
+        )
         PatternRewriteWalker(
             GreedyRewritePatternApplier(collect_patterns(context)),
             apply_recursively=False,

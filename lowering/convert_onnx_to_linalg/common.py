@@ -71,6 +71,8 @@ class LoweringContext:
 
     shapes: dict[Operation, Shapes]
     before: Callable[[onnx.OnnxOp, Shapes], None] = lambda op, shapes: None
+    lowered: Callable[[], None] = lambda: None
+    """Called after each node is lowered (progress, `node_progress`)."""
 
     def shapes_of(self, op: Operation) -> Shapes:
         parent = op.parent_op()
@@ -114,6 +116,7 @@ class OnnxLowering(RewritePattern, Generic[OpT]):
                 if str(error).startswith("node '"):
                     raise
                 raise UnsupportedError(f"{op.node_label()}: {error}") from None
+            self.context.lowered()
 
     def replace(
         self, rewriter: PatternRewriter, op: Operation, buffers: Sequence[SSAValue | None]
