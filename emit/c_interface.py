@@ -373,6 +373,7 @@ class ModelPrinter:
         out: list[str] = []
         declarations: list[str] = []
         storage = "" if separate else "static "
+        as_bytes = False  # some weight is a byte string: the file needs the endian guard
         for g in self.globals:
             sym = g.sym_name.data
             name = self.namer.take(f"{self.name}_{sym}" if separate else sym)
@@ -387,6 +388,7 @@ class ModelPrinter:
             values = storage_values(raw, t.element_type, count)
             if values.nbytes > LISTED_BYTES:
                 data = little_endian_bytes(values)
+                as_bytes = True
                 self.global_names[sym] = f"{name}.v"
                 declarations += byte_string_declaration(ct, name, data.size, values.size)
                 out += byte_string_definition(storage, ct, name, data, values.size, separate)
@@ -404,7 +406,7 @@ class ModelPrinter:
             else:
                 out.append(f"{storage}{decl} = {{0}}; /* empty */")
             out.append("")
-        if any(name.endswith(".v") for name in self.global_names.values()):
+        if as_bytes:
             out = [*LITTLE_ENDIAN_CHECK, "", *out]
         return out, (declarations + [""] if separate and declarations else [])
 

@@ -128,7 +128,8 @@ def storage_values(raw: bytes, t: Attribute, count: int) -> np.ndarray:
     (one per C array element, see `ElementType.storage_dtype`) from the raw
     bytes of its IR constant: bools as 0/1 bytes, float16, bfloat16 and the
     8-bit floats as their words, the packed 4-bit and 2-bit types as packed
-    bytes; a splat of one element is repeated."""
+    bytes; a splat of one element is repeated. The dtype is little-endian
+    (or of single bytes)."""
     element = row(t)
     if element.kind is Kind.BOOL:
         values = (np.frombuffer(raw, dtype=np.uint8) != 0).astype(np.uint8)

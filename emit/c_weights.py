@@ -129,7 +129,6 @@ def byte_string_definition(
 
 
 def little_endian_bytes(values: np.ndarray) -> np.ndarray:
-    """The bytes (uint8) of the array `values` in little-endian order."""
-    if values.dtype.itemsize > 1:
-        values = values.astype(values.dtype.newbyteorder("<"), copy=False)
+    """The bytes (uint8) of `storage_values`' array, whose dtype is
+    little-endian already."""
     return np.ascontiguousarray(values).view(np.uint8).reshape(-1)

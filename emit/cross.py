@@ -146,6 +146,11 @@ def _first_error(log: str, folder: Path) -> str:
     return lines[0] if lines else "no message"
 
 
+def built_elfs() -> list[Path]:
+    """The emulator ELFs in the cache directory."""
+    return sorted((cache_dir() / "elf").glob("*.elf"))
+
+
 def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level: int = 2) -> Path:
     """Build (or reuse from the cache) the emulator ELF of model `name`.
 

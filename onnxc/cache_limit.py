@@ -13,12 +13,12 @@ copy); that process simply compiles or builds again next time.
 
 from __future__ import annotations
 
-import importlib.machinery
 import os
 from pathlib import Path
 
-from onnxc.compile_cache import ENTRY_PREFIX, ENTRY_SUFFIX
-from onnxc.emit.build import EXTENSION_PREFIX, cache_dir
+from onnxc import compile_cache
+from onnxc.emit.build import built_extensions
+from onnxc.emit.cross import built_elfs
 from onnxc.errors import OnnxcError
 
 DEFAULT_LIMIT_MB = 4096
@@ -41,13 +41,7 @@ def limit_bytes() -> int | None:
 def cached_files() -> list[Path]:
     """Every file the cache holds: compilation entries, built extensions and
     emulator ELFs."""
-    folder = cache_dir()
-    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    return [
-        *folder.glob(f"{ENTRY_PREFIX}*{ENTRY_SUFFIX}"),
-        *folder.glob(f"{EXTENSION_PREFIX}*{suffix}"),
-        *(folder / "elf").glob("*.elf"),
-    ]
+    return [*compile_cache.entries(), *built_extensions(), *built_elfs()]
 
 
 def touch(path: Path) -> None:

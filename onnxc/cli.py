@@ -167,11 +167,12 @@ def _sized(paths: list[Path]) -> tuple[int, int]:
 def _cache_command(args: argparse.Namespace) -> int:
     from onnxc import compile_cache
     from onnxc.emit.build import built_extensions, cache_dir
+    from onnxc.emit.cross import built_elfs
 
     kinds = {
         "compilations": compile_cache.entries(),
         "C builds": built_extensions(),
-        "MCU builds": sorted((cache_dir() / "elf").glob("*.elf")),
+        "MCU builds": built_elfs(),
     }
     if args.action == "info":
         print(f"cache directory: {cache_dir()}")

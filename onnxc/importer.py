@@ -381,13 +381,9 @@ def _fold_constant_nodes(
     folded = False
     for node in graph.node:
         inputs = [name for name in node.input if name]
-        constant = all(name in known or name in tensors for name in inputs)
-        feeds: dict[str, np.ndarray | None] = {
-            name: known.get(name)
-            if name in known or not constant
-            else _array(tensors[name], weights)
-            for name in inputs
-        }
+        feeds: dict[str, np.ndarray | None] = {name: known.get(name) for name in inputs}
+        if all(name in known or name in tensors for name in inputs):  # read them only now
+            feeds.update((n, _array(tensors[n], weights)) for n in inputs if n not in known)
         if node.op_type in ("Shape", "Size") and node.domain in ("", "ai.onnx") and inputs:
             shape = static.get(inputs[0])
             if shape is not None and feeds[inputs[0]] is None:  # only its shape is read
