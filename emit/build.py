@@ -42,6 +42,7 @@ from onnxc.emit.runner import (
 from onnxc.emit.text_files import digest, write_text
 from onnxc.errors import BuildError, InternalError
 from onnxc.runtime_c import runtime_dir, runtime_files, sources_for
+from onnxc.targets import host_cpu_flags
 
 __all__ = ["BuildError", "CompiledC", "build_extension", "built_extensions", "cache_dir"]
 
@@ -153,6 +154,8 @@ def _extension_path(
     sources and flags (the key covers the runtime, compiler and Python too)."""
     runtime = "".join([*(p.read_text() for p in runtime_files()), *sources_for(c_source).values()])
     key_parts = [c_source, header_source, name, runtime, *cflags, _compiler_id(), sys.version]
+    if any(flag.startswith(("-march=native", "-mcpu=native")) for flag in cflags):
+        key_parts.append(" ".join(sorted(host_cpu_flags())))  # built for this CPU
     key = digest(key_parts)[:24]
     module_name = f"{EXTENSION_PREFIX}{name}_{key}"
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]

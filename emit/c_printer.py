@@ -29,6 +29,7 @@ Conventions of the generated C:
   scalars are 8-bit C values kept in range (signed ones sign-extended);
 - `math.roundeven` is `rint` (the default rounding mode); `maximumf` and
   `minimumf` propagate NaN but do not order -0 and +0;
+- a `memref.alloca` (of a static shape) is a local array;
 - `onnxc.uniform` is a call of the runtime's counter-based random generator;
   `onnxc.image_size` and `onnxc.image_decode` are calls of its image decoder.
 """
@@ -558,6 +559,21 @@ class BodyPrinter:
             )
         if not self.abi(self, op):
             raise CEmitError("the arena alloc has no workspace to print into")
+
+    @print_op.register(memref.AllocaOp)
+    def _print_memref_alloca(self, op: memref.AllocaOp) -> None:
+        """`memref.alloca` of a static shape: a local array (kernels'
+        accumulators, which the C compiler keeps in registers)."""
+        t = op.memref.type
+        assert isinstance(t, MemRefType)
+        if any(size < 0 for size in t.get_shape()) or packed_bits(t.element_type):
+            raise CEmitError("memref.alloca needs a static shape of whole-byte elements")
+        name = self.local_name(op.memref, "local")
+        count = 1
+        for size in t.get_shape():
+            count *= size
+        self.emit(f"{storage_type(t.element_type)} {name}[{count}];")
+        self.bind_memref(op.memref, name, self.sizes_of(t, []))
 
     @print_op.register(memref.ViewOp)
     def _print_memref_view(self, op: memref.ViewOp) -> None:

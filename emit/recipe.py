@@ -62,7 +62,7 @@ def _makefile(name: str, sources: Sequence[str], target: Target, version: str) -
         f"CC = {target.cc}",
         f"AR = {target.ar}",
         f"SIZE = {target.size_tool}",
-        f"CPU_FLAGS = {' '.join(target.cpu_flags)}",
+        f"CPU_FLAGS = {' '.join((*target.cpu_flags, *target.cflags))}",
         f"OPT = -O{opt_level}",
         f"CFLAGS = {' '.join(COMMON_CFLAGS)} $(OPT) $(CPU_FLAGS)",
         "CPPFLAGS =",

@@ -29,6 +29,7 @@ def _loader(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "onnx-fold-constants": _loader("onnx_fold_constants", "OnnxFoldConstantsPass"),
     "onnx-infer-shapes": _loader("onnx_infer_shapes", "OnnxInferShapesPass"),
+    "select-kernels": _loader("select_kernels", "SelectKernelsPass"),
     "convert-onnx-to-linalg": _loader("convert_onnx_to_linalg", "ConvertOnnxToLinalgPass"),
     "fold-add-into-accumulator": _loader("fold_add_into_accumulator", "FoldAddIntoAccumulatorPass"),
     "plan-memory": _loader("plan_memory", "PlanMemoryPass"),
@@ -52,6 +53,11 @@ class Stage:
 
 STAGES: tuple[Stage, ...] = (
     Stage("onnx", ("onnx-fold-constants",), "onnx dialect, constants folded, shapes refined"),
+    Stage(
+        "kernels",
+        ("select-kernels",),
+        "convolutions in the target's blocked kernels: packed weights, fused epilogues",
+    ),
     Stage("linalg", ("convert-onnx-to-linalg",), "linalg on buffers, one alloc per tensor"),
     Stage(
         "memory",

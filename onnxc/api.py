@@ -291,7 +291,7 @@ def _import_and_lower(
         imported = import_model(
             proto, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
         )
-        return lower(imported.module, "loops", on_stage=on_stage), imported
+        return lower(imported.module, "loops", on_stage=on_stage, target=options.target), imported
     if not isinstance(model, onnx.ModelProto):
         progress.step("load")
     nodes = len(proto.graph.node)
@@ -310,7 +310,10 @@ def _import_and_lower(
             on_stage(stage, module)
 
     with reporting(lambda done, total: progress.count("lower: linalg", done, total)):
-        return lower(imported.module, "loops", on_stage=stage_ended), imported
+        return (
+            lower(imported.module, "loops", on_stage=stage_ended, target=options.target),
+            imported,
+        )
 
 
 def generate_c(
@@ -447,7 +450,7 @@ def compile_with(
             timeout=options.timeout,
         )
         return CompiledModel(generated, emulated, options.target)
-    cflags = (f"-O{options.opt_level}",)
+    cflags = (f"-O{options.opt_level}", *chosen.cflags)
     built = progress is not None and is_built(
         generated.c_source, generated.header_source, generated.name, extra_cflags=cflags
     )

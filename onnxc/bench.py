@@ -30,6 +30,7 @@ from onnxc.options import CompileOptions
 from onnxc.pipeline import lower
 from onnxc.random_inputs import random_input
 from onnxc.report import layer_rows
+from onnxc.targets import get_target
 
 ROUND_SECONDS = 0.2
 """About how long one round of the slower runner takes."""
@@ -97,7 +98,7 @@ def bench(path: Path, options: CompileOptions, *, rounds: int = 7, seed: int = 0
     """Compile `path` for the host and time it against onnxruntime."""
     if rounds < 1:
         raise OnnxcError("bench: --rounds must be 1 or more")
-    if options.target != "host":
+    if not get_target(options.target).is_host:
         raise OnnxcError("bench: only the host target runs at its own speed (not an emulator)")
     model = compile_with(path, options)
     session = _session(path)

@@ -58,6 +58,7 @@ def _compile_command(args: argparse.Namespace) -> int:
                 module,
                 args.emit,
                 on_stage=None if progress is None else lambda s, _: progress.step(f"lower: {s}"),
+                target=options.target,
             )
         if progress is not None:
             progress.total()

@@ -33,6 +33,7 @@ from onnxc import __version__
 from onnxc.emit.build import cache_dir
 from onnxc.emit.text_files import write_slices
 from onnxc.options import CompileOptions
+from onnxc.targets import get_target
 
 ENTRY_PREFIX = "generated-"
 ENTRY_SUFFIX = ".entry"
@@ -79,7 +80,9 @@ def entry_key(model: onnx.ModelProto, c_name: str, options: CompileOptions) -> s
     name `c_name` with `options`."""
     shaping = {k: v for k, v in dataclasses.asdict(options).items() if k not in _NOT_SHAPING_C}
     # json writes tuples as lists and sorts the dicts: equal options, equal text
-    options_text = json.dumps({**shaping, "c_name": c_name}, sort_keys=True)
+    # the host's kernels depend on this machine's CPU
+    kernels = repr(get_target(options.target).kernels)
+    options_text = json.dumps({**shaping, "c_name": c_name, "kernels": kernels}, sort_keys=True)
     digest = hashlib.sha256()
     digest.update(compiler_hash().encode() + b"\0")
     digest.update(options_text.encode() + b"\0")

@@ -19,6 +19,7 @@ from xdsl.dialects.memref import MemRef
 from xdsl.dialects.scf import Scf
 from xdsl.passes import ModulePass
 
+from onnxc.dialects.kernel import KERNEL
 from onnxc.dialects.onnx import ONNX
 from onnxc.dialects.onnx_ml import ONNX_ML
 from onnxc.dialects.onnxc import ONNXC
@@ -31,7 +32,8 @@ __all__ = ["STAGE_NAMES", "lower", "make_context", "pass_class"]
 def make_context() -> Context:
     """A context with every dialect the pipeline reads or writes."""
     ctx = Context()
-    for dialect in (Builtin, Func, Arith, Math, MemRef, Scf, Linalg, Affine, ONNX, ONNX_ML, ONNXC):
+    upstream = (Builtin, Func, Arith, Math, MemRef, Scf, Linalg, Affine)
+    for dialect in (*upstream, ONNX, ONNX_ML, ONNXC, KERNEL):
         ctx.load_dialect(dialect)
     return ctx
 
@@ -55,17 +57,21 @@ def lower(
     ctx: Context | None = None,
     *,
     on_stage: Callable[[str, ModuleOp], None] | None = None,
+    target: str = "host",
 ) -> ModuleOp:
     """Run the passes up to and including stage `until` (in place).
 
     `on_stage(stage, module)` is called after each stage's passes, so a caller
-    can look at (not change) every level of one compilation."""
+    can look at (not change) every level of one compilation. Passes with a
+    `target` option (select-kernels) get `target`."""
     if until not in STAGE_NAMES:
         raise OnnxcError(f"unknown stage '{until}' (stages: {', '.join(STAGE_NAMES)})")
     ctx = ctx or make_context()
     for stage in STAGES[: STAGE_NAMES.index(until) + 1]:
         for name in stage.passes:
-            pass_class(name)().apply(ctx, module)
+            cls = pass_class(name)
+            options = {"target": target} if "target" in cls.__dataclass_fields__ else {}
+            cls(**options).apply(ctx, module)
             try:
                 module.verify()
             except Exception as error:  # VerifyException, and xDSL's plain ones (memref.load)

@@ -1,5 +1,6 @@
 """What onnxc adds to xdsl-opt, registered through the `xdsl.universe` entry point:
-the onnx and onnx_ml dialects, every pass of `onnxc.lowering.PASSES`, and the `c` target."""
+the onnx, onnx_ml, onnxc and kernel dialects, every pass of `onnxc.lowering.PASSES`, and
+the `c` target."""
 
 from __future__ import annotations
 
@@ -28,6 +29,12 @@ def _onnxc_dialect() -> Dialect:
     return ONNXC
 
 
+def _kernel_dialect() -> Dialect:
+    from onnxc.dialects.kernel import KERNEL
+
+    return KERNEL
+
+
 def _c_target() -> type[Target]:
     from onnxc.universe_target import CTarget
 
@@ -35,7 +42,12 @@ def _c_target() -> type[Target]:
 
 
 UNIVERSE = Universe(
-    all_dialects={"onnx": _onnx_dialect, "onnx_ml": _onnx_ml_dialect, "onnxc": _onnxc_dialect},
+    all_dialects={
+        "onnx": _onnx_dialect,
+        "onnx_ml": _onnx_ml_dialect,
+        "onnxc": _onnxc_dialect,
+        "kernel": _kernel_dialect,
+    },
     all_passes=dict(PASSES),
     all_targets={"c": _c_target},
 )

@@ -94,7 +94,9 @@ def test_example_page_is_the_plan() -> None:
     assert len(views) > 0
     _check_against_plan(root, views, arena)
     titles = [t.text or "" for t in root.iter(f"{SVG}title")]
-    assert any("Conv /conv1/Conv: float 1x8x8x8, 2,048 bytes at offset" in t for t in titles)
+    assert any(
+        "Conv /conv1/Conv+/Relu: float 1x1x8x8x8, 2,048 bytes at offset" in t for t in titles
+    )
     # self-contained: nothing to fetch
     for element in root.iter():
         for attribute in ("src", "href"):

@@ -56,6 +56,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc.dialects import onnx
+from onnxc.dialects.kernel import DOMAIN as KERNELS
 from onnxc.dialects.onnxc import InputOp, OutputOp
 from onnxc.errors import InternalError, UnsupportedError
 from onnxc.ir_names import COMMENT, DIMS
@@ -71,10 +72,9 @@ from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.node_progress import counter
 
 
-def lowerings() -> dict[str, type[OnnxLowering[Any]]]:
-    """Every `OnnxLowering` of this package's modules, by the ONNX operator it
-    lowers (the operators onnxc compiles)."""
-    found: dict[str, type[OnnxLowering[Any]]] = {}
+def _lowering_classes() -> list[type[OnnxLowering[Any]]]:
+    """Every `OnnxLowering` of this package's modules."""
+    found: list[type[OnnxLowering[Any]]] = []
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         module = importlib.import_module(f"{__name__}.{info.name}")
         for value in vars(module).values():
@@ -84,13 +84,22 @@ def lowerings() -> dict[str, type[OnnxLowering[Any]]]:
                 and value.__module__ == module.__name__
                 and hasattr(value, "source")
             ):
-                found[value.source.SCHEMA.name] = value
+                found.append(value)
+    return found
+
+
+def lowerings() -> dict[str, type[OnnxLowering[Any]]]:
+    """Every `OnnxLowering` of an ONNX operator, by operator name (the operators
+    onnxc compiles; the `kernel` dialect's own operations are left out)."""
+    found = {
+        c.source.SCHEMA.name: c for c in _lowering_classes() if c.source.SCHEMA.domain != KERNELS
+    }
     return dict(sorted(found.items()))
 
 
 def collect_patterns(context: LoweringContext) -> list[RewritePattern]:
     """One instance of every lowering pattern of this package."""
-    return [pattern(context) for pattern in lowerings().values()]
+    return [pattern(context) for pattern in _lowering_classes()]
 
 
 def _free_dims(function: func.FuncOp) -> list[str]:
@@ -210,7 +219,8 @@ def _check_converted(module: ModuleOp, lowered: Collection[str] = ()) -> None:
     missing: dict[str, list[onnx.OnnxOp]] = {}
     for op in module.walk():
         if isinstance(op, onnx.OnnxOp) and not isinstance(op, onnx.NoValueOp):
-            if op.SCHEMA.name not in lowered:
+            internal = op.SCHEMA.domain == KERNELS and bool(lowered)  # always lowered
+            if op.SCHEMA.name not in lowered and not internal:
                 missing.setdefault(op.SCHEMA.name, []).append(op)
     if not missing:
         return

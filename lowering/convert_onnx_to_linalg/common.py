@@ -164,7 +164,7 @@ def require_equal(
 def comment_for(op: Operation) -> StringAttr:
     """The `onnxc.comment` of what `op` lowers to: 'OpType node_name'."""
     label = onnx.node_name(op) if isinstance(op, onnx.OnnxOp) else ""
-    kind = op.name.removeprefix("onnx.").removeprefix("onnx_ml.")
+    kind = op.SCHEMA.name if isinstance(op, onnx.OnnxOp) else op.name
     return StringAttr(f"{kind} {label}".strip())
 
 

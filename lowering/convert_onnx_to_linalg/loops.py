@@ -80,12 +80,13 @@ def for_range(
     hi: int | SSAValue,
     carried: Sequence[SSAValue],
     body: Body,
+    step: int = 1,
 ) -> list[SSAValue]:
-    """`scf.for i = lo to hi` carrying `carried`; returns their final values."""
+    """`scf.for i = lo to hi step step` carrying `carried`; returns their final values."""
     block = Block(arg_types=[IndexType(), *(v.type for v in carried)])
     inner = Builder(InsertPoint.at_end(block))
     inner.insert(scf.YieldOp(*body(inner, block.args[0], list(block.args[1:]))))
-    loop = b.insert(scf.ForOp(index(b, lo), index(b, hi), index(b, 1), list(carried), block))
+    loop = b.insert(scf.ForOp(index(b, lo), index(b, hi), index(b, step), list(carried), block))
     return list(loop.results)
 
 

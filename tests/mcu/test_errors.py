@@ -103,7 +103,7 @@ def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_unknown_target_lists_targets() -> None:
-    message = "unknown target 'riscv32' (targets: host, cortex-m4, cortex-m0)"
+    message = "unknown target 'riscv32' (targets: host, host-portable, cortex-m4, cortex-m0)"
     with pytest.raises(OnnxcError, match=re.escape(message)):
         onnxc.compile(_tiny_model(), target="riscv32")
     with pytest.raises(OnnxcError, match=re.escape(message)):

@@ -1,0 +1,181 @@
+"""The `kernel` dialect: tensor operations in a channel-blocked layout, chosen
+by `select-kernels` for the target and lowered by `convert-onnx-to-linalg`
+into register-blocked loops.
+
+A blocked tensor holds an NCHW activation as `[N, ceil(C/b), H, W, b]`: the
+channels in blocks of `b` innermost (onnxruntime's NCHWc), so that the `b`
+output channels of one pixel are contiguous and a kernel computes them in one
+vector loop. Lanes past C in the last block are padding no operation reads.
+
+- `kernel.block`: NCHW -> blocked (block `b` from the result type);
+- `kernel.unblock`: blocked -> NCHW (C from the result type);
+- `kernel.pool`: MaxPool, AveragePool and their global forms, per lane;
+- `kernel.conv`: a 2-D convolution of a blocked input by weights packed at
+  compile time, with its epilogue fused: `Y = act(X * W + B (+ R))`, where
+  `R` is an optional blocked residual of Y's shape and `act` is `activation`
+  ("" for none, "Relu", or "Clip" with `clip_min`/`clip_max`). Dense
+  weights are packed `[ceil(M/bo), C, KH, KW, bo]`, depthwise ones (`group`
+  equals C equals M) `[ceil(C/bo), KH, KW, bo]`; `pixels` is the register
+  block: how many output pixels of a row one kernel step computes; with
+  `in_place`, Y is written over R's buffer (R's last use: each output reads
+  only its own element of R).
+
+The operations share `OnnxOp`'s base, with schemas of their own (domain
+`onnxc.kernel`), so that a lowering treats them like any `onnx.*` operation.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import onnx
+from onnx.defs import OpSchema
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    NoneType,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Dialect
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, result_def
+
+from onnxc.dialects.onnx_base import OnnxOp
+
+DOMAIN = "onnxc.kernel"
+
+_FLOAT = [("T", ["tensor(float)"], "the element type")]
+_Param = OpSchema.FormalParameter
+_Attr = OpSchema.Attribute
+_INTS = OpSchema.AttrType.INTS
+_OPTIONAL = OpSchema.FormalParameterOption.Optional
+
+
+def _schema(
+    name: str,
+    doc: str,
+    inputs: list[OpSchema.FormalParameter],
+    attributes: list[OpSchema.Attribute] = [],  # noqa: B006 - never mutated
+) -> OpSchema:
+    return OpSchema(
+        name,
+        DOMAIN,
+        1,
+        doc=doc,
+        inputs=inputs,
+        outputs=[_Param("Y", "T", "the result")],
+        type_constraints=_FLOAT,
+        attributes=attributes,
+    )
+
+
+def _default(name: str, value: object, doc: str) -> OpSchema.Attribute:
+    return _Attr(name, onnx.helper.make_attribute(name, value), doc)
+
+
+def _window() -> list[OpSchema.Attribute]:
+    """The attributes of a 2-D window (convolution, pooling)."""
+    return [
+        _Attr("strides", _INTS, "stride per spatial axis"),
+        _Attr("dilations", _INTS, "dilation per spatial axis"),
+        _Attr("pads", _INTS, "ONNX pads: begins then ends"),
+        _Attr("kernel_shape", _INTS, "KH, KW"),
+    ]
+
+
+@irdl_op_definition
+class BlockOp(OnnxOp):
+    """`kernel.block`: an NCHW tensor in the channel-blocked layout."""
+
+    name = "kernel.block"
+    SCHEMA: ClassVar[OpSchema] = _schema("Block", "NCHW to blocked", [_Param("X", "T", "NCHW")])
+
+    X = operand_def(TensorType)
+    Y = result_def(TensorType)
+
+
+@irdl_op_definition
+class UnblockOp(OnnxOp):
+    """`kernel.unblock`: a channel-blocked tensor back in NCHW."""
+
+    name = "kernel.unblock"
+    SCHEMA: ClassVar[OpSchema] = _schema(
+        "Unblock", "blocked to NCHW", [_Param("X", "T", "blocked")]
+    )
+
+    X = operand_def(TensorType)
+    Y = result_def(TensorType)
+
+
+@irdl_op_definition
+class ConvOp(OnnxOp):
+    """`kernel.conv`: a blocked 2-D convolution with a fused epilogue."""
+
+    name = "kernel.conv"
+    SCHEMA: ClassVar[OpSchema] = _schema(
+        "Conv",
+        "blocked convolution, act(X * W + B + R)",
+        [
+            _Param("X", "T", "blocked input"),
+            _Param("W", "T", "packed weights"),
+            _Param("B", "T", "bias, padded to whole blocks", param_option=_OPTIONAL),
+            _Param("R", "T", "blocked residual", param_option=_OPTIONAL),
+        ],
+        [
+            *_window(),
+            _default("group", 1, "1, or the channel count (depthwise)"),
+            _default("activation", "", "'', 'Relu' or 'Clip'"),
+            _default("clip_min", float("-inf"), "Clip's minimum"),
+            _default("clip_max", float("inf"), "Clip's maximum"),
+            _default("pixels", 1, "output pixels per register block"),
+            _default("in_place", 0, "1: Y is written over R (its last use)"),
+        ],
+    )
+
+    X = operand_def(TensorType)
+    W = operand_def(TensorType)
+    B = operand_def(TensorType | NoneType)
+    R = operand_def(TensorType | NoneType)
+    Y = result_def(TensorType)
+    strides = opt_prop_def(DenseArrayBase)
+    dilations = opt_prop_def(DenseArrayBase)
+    pads = opt_prop_def(DenseArrayBase)
+    kernel_shape = opt_prop_def(DenseArrayBase)
+    group = opt_prop_def(IntegerAttr)
+    activation = opt_prop_def(StringAttr)
+    clip_min = opt_prop_def(FloatAttr)
+    clip_max = opt_prop_def(FloatAttr)
+    pixels = opt_prop_def(IntegerAttr)
+    in_place = opt_prop_def(IntegerAttr)
+
+
+@irdl_op_definition
+class PoolOp(OnnxOp):
+    """`kernel.pool`: max or average pooling of a blocked tensor."""
+
+    name = "kernel.pool"
+    SCHEMA: ClassVar[OpSchema] = _schema(
+        "Pool",
+        "blocked max or average pooling",
+        [_Param("X", "T", "blocked input")],
+        [
+            _Attr("mode", OpSchema.AttrType.STRING, "'max' or 'average'"),
+            *_window(),
+            _default("count_include_pad", 0, "an average counts the padding"),
+        ],
+    )
+
+    X = operand_def(TensorType)
+    Y = result_def(TensorType)
+    mode = opt_prop_def(StringAttr)
+    strides = opt_prop_def(DenseArrayBase)
+    dilations = opt_prop_def(DenseArrayBase)
+    pads = opt_prop_def(DenseArrayBase)
+    kernel_shape = opt_prop_def(DenseArrayBase)
+    count_include_pad = opt_prop_def(IntegerAttr)
+
+
+KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp], [])
+
+__all__ = ["DOMAIN", "KERNEL", "BlockOp", "ConvOp", "PoolOp", "UnblockOp"]

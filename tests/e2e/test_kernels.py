@@ -1,0 +1,156 @@
+"""The blocked kernels (`select-kernels` on the host targets) against
+onnxruntime: every convolution geometry the kernel takes (padded, asymmetric
+pads, strided, dilated, 1x1, depthwise, channel counts that fill no whole
+block, a batch of two), the fused epilogues (Relu, Clip, residual Add, in
+place) and the blocked poolings; rtol 1e-5, atol 1e-6. Each case also checks
+that the kernels were chosen, so that a silent fallback to the plain loops
+cannot pass for them."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnxc
+from onnxc.dialects import kernel
+from onnxc.importer import import_model
+from onnxc.pipeline import lower
+
+ort = pytest.importorskip("onnxruntime")
+
+
+def _conv(name: str, x: str, y: str, c: int, m: int, k: int, rng, **attributes):
+    group = attributes.get("group", 1)
+    w = (rng.standard_normal((m, c // group, k, k)) / (k * np.sqrt(c // group))).astype(np.float32)
+    b = rng.standard_normal(m).astype(np.float32)
+    node = helper.make_node("Conv", [x, f"{name}_w", f"{name}_b"], [y], name=name, **attributes)
+    return node, [numpy_helper.from_array(w, f"{name}_w"), numpy_helper.from_array(b, f"{name}_b")]
+
+
+def _model(nodes, weights, x_shape, outputs=(("y", None),)) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes,
+        "kernels",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n, shape in outputs],
+        initializer=weights,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=10)
+    return onnx.shape_inference.infer_shapes(model)
+
+
+def _single(c, m, k, x_hw, batch=1, **attributes):
+    rng = np.random.default_rng(c * 100 + m + k)
+    node, weights = _conv("conv", "x", "y", c, m, k, rng, **attributes)
+    return _model([node], weights, [batch, c, *x_hw])
+
+
+CONVS = {
+    "3x3_pad1": lambda: _single(16, 16, 3, (9, 11), pads=[1, 1, 1, 1]),
+    "asymmetric_pads": lambda: _single(8, 16, 3, (7, 10), pads=[0, 2, 1, 0]),
+    "stride2": lambda: _single(16, 32, 3, (12, 13), pads=[1, 1, 1, 1], strides=[2, 2]),
+    "dilated": lambda: _single(8, 8, 3, (11, 11), pads=[2, 2, 2, 2], dilations=[2, 2]),
+    "1x1_stride2": lambda: _single(32, 24, 1, (8, 8), strides=[2, 2]),
+    "odd_channels": lambda: _single(3, 20, 5, (14, 14), pads=[2, 2, 2, 2]),
+    "one_channel_in": lambda: _single(1, 6, 5, (12, 12)),
+    "wide_kernel": lambda: _single(4, 16, 3, (30, 9), pads=[1, 0, 1, 0], strides=[2, 1]),
+    "depthwise": lambda: _single(24, 24, 3, (10, 10), pads=[1, 1, 1, 1], group=24),
+    "depthwise_stride2": lambda: _single(
+        40, 40, 3, (9, 9), pads=[1, 1, 1, 1], strides=[2, 2], group=40
+    ),
+    "batch2": lambda: _single(16, 16, 3, (6, 6), batch=2, pads=[1, 1, 1, 1]),
+}
+
+
+def _epilogues() -> onnx.ModelProto:
+    """Conv+Relu, Conv+Add(its own input)+Relu, a stride-2 shortcut computed
+    after the conv it is added to (in place), +Clip (ReLU6), a depthwise conv, then a
+    MaxPool and two AveragePools on the blocked layout."""
+    rng = np.random.default_rng(7)
+    convs, weights = {}, []
+    for name, x, y, c, m, k, attributes in [
+        ("c1", "x", "a", 8, 16, 3, {"pads": [1, 1, 1, 1]}),
+        ("c2", "r", "b", 16, 16, 3, {"pads": [1, 1, 1, 1]}),
+        ("c3", "s", "d", 16, 32, 3, {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
+        ("c4", "s", "e", 16, 32, 1, {"strides": [2, 2]}),
+        ("c5", "g", "h", 32, 32, 3, {"pads": [1, 1, 1, 1], "group": 32}),
+    ]:
+        convs[name], w = _conv(name, x, y, c, m, k, rng, **attributes)
+        weights += w
+    lo = numpy_helper.from_array(np.array(0.0, np.float32), "lo")
+    hi = numpy_helper.from_array(np.array(6.0, np.float32), "hi")
+    nodes = [
+        convs["c1"],
+        helper.make_node("Relu", ["a"], ["r"]),
+        convs["c2"],
+        helper.make_node("Add", ["b", "r"], ["t"]),
+        helper.make_node("Relu", ["t"], ["s"]),
+        convs["c3"],
+        convs["c4"],
+        helper.make_node("Add", ["d", "e"], ["f"]),
+        helper.make_node("Clip", ["f", "lo", "hi"], ["g"]),
+        convs["c5"],
+        helper.make_node("MaxPool", ["h"], ["p"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("AveragePool", ["p"], ["q"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node(
+            "AveragePool",
+            ["p"],
+            ["q2"],
+            kernel_shape=[3, 3],
+            pads=[1, 1, 1, 1],
+            count_include_pad=0,
+        ),
+        helper.make_node("Add", ["q2", "p"], ["u"]),
+        helper.make_node("GlobalAveragePool", ["u"], ["y"]),
+    ]
+    outputs = (("y", [1, 32, 1, 1]), ("q", [1, 32, 3, 3]))
+    return _model(nodes, [*weights, lo, hi], [1, 8, 12, 12], outputs=outputs)
+
+
+def _kernel_ops(model: onnx.ModelProto, target: str) -> list[str]:
+    module = lower(import_model(model).module, "kernels", target=target)
+    return [op.name for op in module.walk() if isinstance(op, kernel.ConvOp | kernel.PoolOp)]
+
+
+def _compare(model: onnx.ModelProto, target: str) -> None:
+    x_shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    x = np.random.default_rng(1).standard_normal(x_shape).astype(np.float32)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [o.name for o in model.graph.output]
+    expected = session.run(names, {"x": x})
+    got = onnxc.compile(model, target=target).run({"x": x})
+    for name, want in zip(names, expected, strict=True):
+        np.testing.assert_allclose(got[name], want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", list(CONVS))
+def test_convolution(name: str) -> None:
+    model = CONVS[name]()
+    assert _kernel_ops(model, "host") == ["kernel.conv"]
+    _compare(model, "host")
+
+
+@pytest.mark.parametrize("target", ["host", "host-portable"])
+def test_epilogues_and_pools(target: str) -> None:
+    model = _epilogues()
+    ops = _kernel_ops(model, target)
+    # the GlobalAveragePool reads an Add of two unblocked values: it stays as it is
+    assert ops.count("kernel.conv") == 5 and ops.count("kernel.pool") == 3
+    _compare(model, target)
+
+
+def test_fused_ops_leave_the_graph() -> None:
+    module = lower(import_model(_epilogues()).module, "kernels", target="host-portable")
+    names = [op.name for op in module.walk()]
+    assert "onnx.Relu" not in names and "onnx.Clip" not in names
+    assert names.count("onnx.Add") == 1  # q2 + p: no convolution's result
+    convs = [op for op in module.walk() if isinstance(op, kernel.ConvOp)]
+    # c3 over c4's result; not c2, whose residual is its own input
+    assert [c.attr("in_place") for c in convs] == [0, 0, 0, 1, 0]
+    assert sum(1 for op in module.walk() if isinstance(op, kernel.BlockOp)) == 1  # x only
+
+
+def test_targets_without_kernels_keep_plain_loops() -> None:
+    assert _kernel_ops(CONVS["3x3_pad1"](), "cortex-m0") == []
