@@ -331,6 +331,8 @@ class ConvertOnnxToLinalgPass(ModulePass):
             GreedyRewritePatternApplier(collect_patterns(context)),
             apply_recursively=False,
         ).rewrite_module(op)
+        for finish in context.finishers:
+            finish()
         _check_converted(op)
         for function, (outs, shapes) in converted.items():
             _finish_returns(function, outs, shapes)
