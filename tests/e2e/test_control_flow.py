@@ -334,3 +334,80 @@ def test_body_output_count_mismatch_is_one_line_error() -> None:
 def test_while_loop_prints_as_c_loop_with_break() -> None:
     source = onnxc.compile(loop_while()).c_source
     assert "for (;;) {" in source and "break;" in source
+
+
+# --- PyTorch: scripted control flow, kept by the TorchScript exporter ----------------------
+
+
+def _torch_models():
+    torch = pytest.importorskip("torch")
+
+    class Branchy(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a = torch.nn.Linear(4, 3)
+            self.b = torch.nn.Linear(4, 3)
+
+        def forward(self, x):
+            if x.sum() > 0:
+                y = torch.relu(self.a(x))
+            else:
+                y = torch.tanh(self.b(x)) * 2.0
+            return y
+
+    class Loopy(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.cell = torch.nn.Linear(4, 4)
+
+        def forward(self, x, n: int):
+            h = x
+            for _ in range(n):
+                h = torch.tanh(self.cell(h)) + x
+            return h
+
+    return torch, Branchy, Loopy
+
+
+def _scripted(torch, module, args, names, tmp_path) -> onnx.ModelProto:
+    path = tmp_path / "model.onnx"
+    torch.manual_seed(0)
+    scripted = torch.jit.script(module)
+    torch.onnx.export(
+        scripted, args, str(path), input_names=names, output_names=["y"], dynamo=False,
+        opset_version=17,
+    )  # fmt: skip
+    model = onnx.load(str(path))
+    kinds = {node.op_type for node in model.graph.node}
+    assert kinds & {"If", "Loop"}, kinds
+    return model
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_pytorch_data_dependent_if(tmp_path, sign: float) -> None:
+    torch, branchy, _ = _torch_models()
+    torch.manual_seed(0)
+    module = branchy().eval()
+    model = _scripted(torch, module, (torch.randn(2, 4),), ["x"], tmp_path)
+    x = (sign * np.abs(RNG.standard_normal((2, 4)))).astype(np.float32)
+    _compare(model, {"x": x})
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_pytorch_loop(tmp_path, n: int) -> None:
+    torch, _, loopy = _torch_models()
+    torch.manual_seed(0)
+    module = loopy().eval()
+    model = _scripted(torch, module, (torch.randn(2, 4), 3), ["x", "n"], tmp_path)
+    _compare(model, {"x": RNG.standard_normal((2, 4)).astype(np.float32), "n": np.array(n)})
+
+
+@needs_arm
+@pytest.mark.parametrize("case", ["loop-static-trip-count", "scan-reverse-axes", "if-then"])
+def test_runs_on_cortex_m4(case: str) -> None:
+    build, feeds = CASES[case]
+    model = build()
+    host = onnxc.compile(model).run(feeds)
+    mcu = onnxc.compile(model, target="cortex-m4").run(feeds)
+    for name, value in host.items():
+        np.testing.assert_array_equal(mcu[name], value)
