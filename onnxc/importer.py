@@ -33,6 +33,7 @@ operation keeps its node's name in the `onnx_node_name` attribute.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -60,7 +61,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from onnxc import element_types, ml_domain
-from onnxc.constant_branches import fresh_name, inline_constant_branches
+from onnxc.constant_branches import all_names, fresh_name, inline_constant_branches
 from onnxc.dialects import dims as tensor_dims
 from onnxc.dialects import onnx as onnx_dialect
 from onnxc.dialects import onnx_ml
@@ -227,6 +228,7 @@ def prepare_model(
             or inline_constant_branches(model.graph)
             or _reduction_ranks(model, inferred)
             or _type_body_inputs(model.graph, inferred.graph, {})
+            or _copy_outer_constants(model.graph, {}, set(all_names(model.graph)))
             or ml_domain.give_output_types(model, inferred)
         ):
             break
@@ -541,11 +543,58 @@ def _give_body_types(
         declared = value.type
         if want is None or not want.tensor_type.HasField("shape"):
             continue
-        if declared.HasField("tensor_type") and declared.tensor_type.HasField("shape"):
+        if not (declared.HasField("tensor_type") and declared.tensor_type.HasField("shape")):
+            value.type.CopyFrom(want)
+            given = True
             continue
-        value.type.CopyFrom(want)
-        given = True
+        dims = declared.tensor_type.shape.dim
+        wanted_dims = want.tensor_type.shape.dim
+        if len(dims) != len(wanted_dims):
+            continue
+        for dim, wanted_dim in zip(dims, wanted_dims, strict=True):
+            if wanted_dim.HasField("dim_value") and not dim.HasField("dim_value"):
+                dim.Clear()
+                dim.dim_value = wanted_dim.dim_value
+                given = True
     return given
+
+
+def _copy_outer_constants(
+    graph: onnx.GraphProto, outer: Mapping[str, onnx.TensorProto], taken: set[str]
+) -> bool:
+    """Give each subgraph of `graph` its own copy (under a fresh name) of the
+    small integer constants of outer scopes that its nodes read: onnx's
+    inference reads the values of a subgraph's own constants only, and a
+    Squeeze or Reshape in a Loop or Scan body whose axes or shape come from
+    the outer graph otherwise gets no shape. Whether any was copied."""
+    inputs = {i.name for i in graph.input}
+    constants = dict(outer)
+    for tensor in graph.initializer:
+        if tensor.name not in inputs and tensor.data_type in _SHAPE_LIKE:
+            if math.prod(tensor.dims) <= SMALL_CONSTANT:
+                constants[tensor.name] = tensor
+    copied = False
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.type != onnx.AttributeProto.GRAPH:
+                continue
+            body = attribute.g
+            own = {t.name for t in body.initializer} | {i.name for i in body.input}
+            own |= {o for n in body.node for o in n.output}
+            local: dict[str, str] = {}
+            for inner in body.node:
+                for k, name in enumerate(inner.input):
+                    if name in own or name not in constants:
+                        continue
+                    if name not in local:
+                        local[name] = fresh_name(f"{name}_local", taken)
+                        copy = body.initializer.add()
+                        copy.CopyFrom(constants[name])
+                        copy.name = local[name]
+                    inner.input[k] = local[name]
+                    copied = True
+            copied |= _copy_outer_constants(body, constants, taken)
+    return copied
 
 
 def _give_carried_types(
