@@ -220,8 +220,10 @@ def prepare_model(
     if ml_domain.give_output_types(model, inferred):  # also sizes, where ranks are known
         inferred = _infer(model)
     for _ in range(MAX_ROUNDS):
-        branches = any(node.op_type == "If" for node in model.graph.node)
-        if _all_ranks_known(inferred) and not branches:
+        subgraphs = any(
+            a.type == onnx.AttributeProto.GRAPH for node in model.graph.node for a in node.attribute
+        )
+        if _all_ranks_known(inferred) and not subgraphs:
             break
         if not (
             _fold_constant_nodes(model.graph, inferred, weights)
