@@ -235,7 +235,9 @@ def hoist_nested_allocs(fn: func.FuncOp) -> None:
                 f"{_label(top)}: a buffer inside it has a size computed there "
                 "without an upper bound (not supported)"
             )
-        raw = memref.AllocOp.get(i8, ARENA_ALIGN, [max(storage_bytes(t.element_type, int(bound)), 1)])
+        raw = memref.AllocOp.get(
+            i8, ARENA_ALIGN, [max(storage_bytes(t.element_type, int(bound)), 1)]
+        )
         Rewriter.insert_op(raw, InsertPoint.before(top))
         zero = arith.ConstantOp.from_int_and_width(0, IndexType())
         Rewriter.insert_op(zero, InsertPoint.before(op))

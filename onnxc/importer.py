@@ -964,7 +964,9 @@ class _GraphImporter:
             if attribute.name not in schema.attributes:
                 raise OnnxcError(f"{label}: unknown attribute '{attribute.name}'") from None
             if attribute.type == onnx.AttributeProto.GRAPH:
-                subgraphs[attribute.name] = self._subgraph(attribute.g, f"{label}: {attribute.name}")
+                subgraphs[attribute.name] = self._subgraph(
+                    attribute.g, f"{label}: {attribute.name}"
+                )
                 continue
             if attribute.type == onnx.AttributeProto.GRAPHS:
                 raise OnnxcError(

@@ -44,7 +44,6 @@ from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     IndexType,
-    IntegerAttr,
     MemRefType,
     TensorType,
     UnrealizedConversionCastOp,
@@ -75,6 +74,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     unsupported,
 )
 from onnxc.lowering.convert_onnx_to_linalg.loops import nest
+from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.index_arith import Size
 
 INDEX = IndexType()
@@ -92,9 +92,7 @@ def _body(op: onnx.OnnxOp, region: Region, inputs: int, outputs: int, what: str)
     if len(block.args) != inputs:
         raise unsupported(op, f"the {what} takes {len(block.args)} inputs, not {inputs}")
     if len(_yield(block).values) != outputs:
-        raise unsupported(
-            op, f"the {what} has {len(_yield(block).values)} outputs, not {outputs}"
-        )
+        raise unsupported(op, f"the {what} has {len(_yield(block).values)} outputs, not {outputs}")
     for arg in block.args:
         if not isinstance(arg.type, TensorType):
             raise unsupported(op, f"a {what} input of type {arg.type} (sequences, optionals)")
@@ -112,9 +110,7 @@ def _take_block(region: Region) -> Block:
     return region.detach_block(region.block)
 
 
-def _bind_argument(
-    lowering: OnnxLowering[onnx.OnnxOp], arg: SSAValue, buffer: SSAValue
-) -> None:
+def _bind_argument(shapes: Shapes, arg: SSAValue, buffer: SSAValue) -> None:
     """Replace block argument `arg` (a tensor) by `buffer`, seen as that
     tensor at the start of its block; its symbols get the buffer's sizes."""
     block = arg.owner
@@ -122,11 +118,11 @@ def _bind_argument(
     cast = UnrealizedConversionCastOp.get([buffer], [arg.type])
     first = block.first_op
     Rewriter.insert_op(cast, InsertPoint.before(first) if first else InsertPoint.at_end(block))
-    lowering.shapes.result_sizes(cast.results[0], lowering.shapes.sizes(buffer))
+    shapes.result_sizes(cast.results[0], shapes.sizes(buffer))
     arg.replace_all_uses_with(cast.results[0])
 
 
-def _sizes_known(lowering: OnnxLowering[onnx.OnnxOp], value: SSAValue) -> list[Size] | None:
+def _sizes_known(shapes: Shapes, value: SSAValue) -> list[Size] | None:
     """The sizes of tensor `value` if its type's symbols are bound yet."""
     t = value.type
     assert isinstance(t, TensorType)
@@ -134,20 +130,20 @@ def _sizes_known(lowering: OnnxLowering[onnx.OnnxOp], value: SSAValue) -> list[S
     for dim in dims_of(t):
         if isinstance(dim, int):
             found.append(dim)
-        elif dim in lowering.shapes.symbols:
-            found.append(lowering.shapes.symbols[dim])
+        elif dim in shapes.symbols:
+            found.append(shapes.symbols[dim])
         else:
             return None
     return found
 
 
 def _initialised(
-    lowering: OnnxLowering[onnx.OnnxOp], rewriter: PatternRewriter, op: Operation, value: SSAValue
+    shapes: Shapes, rewriter: PatternRewriter, op: Operation, value: SSAValue
 ) -> SSAValue:
     """A new buffer holding a copy of tensor `value` (a carried value's
     buffer: the body overwrites it, the input stays as it was)."""
     source = buffer_of(rewriter, value)
-    sizes = lowering.shapes.sizes(value)
+    sizes = shapes.sizes(value)
     buffer = alloc(rewriter, value.type, sizes)
     _copy_elements(Builder(InsertPoint.before(op)), source, buffer, sizes)
     return buffer
@@ -194,7 +190,9 @@ def _memref_sizes(b: Builder, buffer: SSAValue) -> list[Size]:
         elif dynamic is not None:
             sizes.append(next(given))
         else:
-            sizes.append(b.insert(memref.DimOp.from_source_and_index(buffer, _index(b, axis))).result)
+            sizes.append(
+                b.insert(memref.DimOp.from_source_and_index(buffer, _index(b, axis))).result
+            )
     return sizes
 
 
@@ -296,7 +294,7 @@ class IfOpLowering(OnnxLowering[onnx.IfOp]):
         for k, result in enumerate(op.results):
             if not isinstance(result.type, TensorType):
                 raise unsupported(op, f"an output of type {result.type} (sequences, optionals)")
-            sizes = _sizes_known(self, result)
+            sizes = _sizes_known(self.shapes, result)
             if sizes is None:
                 raise unsupported(op, f"output {k} has a size only the branch taken knows")
             buffers.append(self.result_buffer(rewriter, result, sizes))
@@ -382,13 +380,13 @@ class LoopOpLowering(OnnxLowering[onnx.LoopOp]):
             )
         if scans and not fixed:
             raise unsupported(op, "scan outputs of a loop that its condition may end early")
-        buffers = [_initialised(self, rewriter, op, v) for v in op.v_initial]
+        buffers = [_initialised(self.shapes, rewriter, op, v) for v in op.v_initial]
         scan_buffers: list[SSAValue] = []
         for k in range(scans):
             result = op.results[carried + k]
             value = _yield(block).values[1 + carried + k]
-            slice_sizes = _sizes_known(self, value)
-            whole = _sizes_known(self, result)
+            slice_sizes = _sizes_known(self.shapes, value)
+            whole = _sizes_known(self.shapes, result)
             if slice_sizes is None and whole is not None:
                 slice_sizes = whole[1:]
             if slice_sizes is None or not isinstance(result.type, TensorType):
@@ -402,7 +400,7 @@ class LoopOpLowering(OnnxLowering[onnx.LoopOp]):
         b.insert(memref.StoreOp.get(start if start is not None else true, condition, []))
         taken = _take_block(op.body)
         for arg, buffer in zip(taken.args, [number, condition, *buffers], strict=True):
-            _bind_argument(self, arg, buffer)
+            _bind_argument(self.shapes, arg, buffer)
         for arg in list(taken.args):
             taken.erase_arg(arg)
         iv = taken.insert_arg(INDEX, 0)
@@ -494,19 +492,21 @@ class ScanOpLowering(OnnxLowering[onnx.ScanOp]):
             length = shapes.sizes(value)[in_axes[j]]
             if isinstance(length, int) and isinstance(trips, int) and length != trips:
                 raise unsupported(op, f"scan input {j} has {length} slices, not {trips}")
-        buffers = [_initialised(self, rewriter, op, v) for v in operands[:states]]
+        buffers = [_initialised(self.shapes, rewriter, op, v) for v in operands[:states]]
         slices: list[SSAValue] = []
         for j, value in enumerate(scanned):
             sizes = shapes.sizes(value)
-            slices.append(alloc(rewriter, value.type, [*sizes[: in_axes[j]], *sizes[in_axes[j] + 1 :]]))
+            slices.append(
+                alloc(rewriter, value.type, [*sizes[: in_axes[j]], *sizes[in_axes[j] + 1 :]])
+            )
         scan_buffers: list[SSAValue] = []
         results = list(op.results[states:])
         out_axes = self._axes(op, "scan_output_axes", [], [len(shape_of(r)) for r in results])
         for k, result in enumerate(results):
             value = _yield(block).values[states + k]
-            slice_sizes = _sizes_known(self, value)
+            slice_sizes = _sizes_known(self.shapes, value)
             if slice_sizes is None:
-                whole = _sizes_known(self, result)
+                whole = _sizes_known(self.shapes, result)
                 if whole is None:
                     raise unsupported(op, f"scan output {k} has a size only the body knows")
                 slice_sizes = [*whole[: out_axes[k]], *whole[out_axes[k] + 1 :]]
@@ -515,7 +515,7 @@ class ScanOpLowering(OnnxLowering[onnx.ScanOp]):
             scan_buffers.append(self.result_buffer(rewriter, result, sizes))
         taken = _take_block(op.body)
         for arg, buffer in zip(taken.args, [*buffers, *slices], strict=True):
-            _bind_argument(self, arg, buffer)
+            _bind_argument(self.shapes, arg, buffer)
         for arg in list(taken.args):
             taken.erase_arg(arg)
         iv = taken.insert_arg(INDEX, 0)
@@ -584,4 +584,3 @@ def _finish_scan(
         _copy_elements(b, source, target, sizes, write=_with_index(axis, row))
     _write_carried(b, loop, values[: len(buffers)], buffers)
     Rewriter.replace_op(end, scf.YieldOp())
-

@@ -73,7 +73,9 @@ def if_outer_scope() -> onnx.ModelProto:
         [value("z", T.FLOAT, [2, 3])],
         [
             onnx.numpy_helper.from_array(np.array(0, np.float32), "zero"),
-            onnx.numpy_helper.from_array(np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), "w"),
+            onnx.numpy_helper.from_array(
+                np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), "w"
+            ),
         ],
     )
 
@@ -110,7 +112,11 @@ def loop_static_trip_count() -> onnx.ModelProto:
             h.make_node("ReduceSum", ["v_out"], ["total"], keepdims=1),
         ],
         [value("i", T.INT64, []), value("c", T.BOOL, []), value("v", T.FLOAT, [2, 2])],
-        [value("c_out", T.BOOL, []), value("v_out", T.FLOAT, [2, 2]), value("total", T.FLOAT, [1, 1])],
+        [
+            value("c_out", T.BOOL, []),
+            value("v_out", T.FLOAT, [2, 2]),
+            value("total", T.FLOAT, [1, 1]),
+        ],
     )
     return _model(
         [h.make_node("Loop", ["four", "yes", "x"], ["final", "totals"], body=body)],
@@ -226,11 +232,14 @@ def nested() -> onnx.ModelProto:
         [h.make_node("Mul", ["m", "half"], ["e"])], [], [value("e", T.FLOAT, [3, 2])], "else"
     )
     scan_body = _graph(
-        [h.make_node("Add", ["run", "row"], ["run_out"]), h.make_node("Identity", ["run_out"], ["o"])],
+        [
+            h.make_node("Add", ["run", "row"], ["run_out"]),
+            h.make_node("Identity", ["run_out"], ["o"]),
+        ],
         [value("run", T.FLOAT, [2]), value("row", T.FLOAT, [2])],
         [value("run_out", T.FLOAT, [2]), value("o", T.FLOAT, [2])],
         "scan",
-    )  # fmt: skip
+    )
     body = _graph(
         [
             h.make_node("Mod", ["i", "two"], ["parity"]),
@@ -275,29 +284,45 @@ CASES = {
     ),
     "loop-while": (
         loop_while,
-        {"x": np.array([0.5, 1, 0.25, 2], np.float32), "go": np.array(True),
-         "limit": np.array(100, np.float32)},
+        {
+            "x": np.array([0.5, 1, 0.25, 2], np.float32),
+            "go": np.array(True),
+            "limit": np.array(100, np.float32),
+        },
     ),  # fmt: skip
     "loop-while-not-started": (
         loop_while,
-        {"x": np.array([0.5, 1, 0.25, 2], np.float32), "go": np.array(False),
-         "limit": np.array(100, np.float32)},
+        {
+            "x": np.array([0.5, 1, 0.25, 2], np.float32),
+            "go": np.array(False),
+            "limit": np.array(100, np.float32),
+        },
     ),  # fmt: skip
     "loop-while-trip-count": (
         loop_while_with_trip_count,
-        {"n": np.array(10, np.int64), "a0": np.array([0, 1, 2], np.float32),
-         "b0": np.array([1, 1, 1], np.float32), "limit": np.array(30, np.float32)},
+        {
+            "n": np.array(10, np.int64),
+            "a0": np.array([0, 1, 2], np.float32),
+            "b0": np.array([1, 1, 1], np.float32),
+            "limit": np.array(30, np.float32),
+        },
     ),  # fmt: skip
     "loop-while-trip-count-first": (
         loop_while_with_trip_count,
-        {"n": np.array(3, np.int64), "a0": np.array([0, 1, 2], np.float32),
-         "b0": np.array([1, 1, 1], np.float32), "limit": np.array(1000, np.float32)},
+        {
+            "n": np.array(3, np.int64),
+            "a0": np.array([0, 1, 2], np.float32),
+            "b0": np.array([1, 1, 1], np.float32),
+            "limit": np.array(1000, np.float32),
+        },
     ),  # fmt: skip
     "scan-reverse-axes": (
         scan_reverse_axes,
-        {"init": np.array([1, 2], np.float32),
-         "x": RNG.standard_normal((2, 5)).astype(np.float32),
-         "y": RNG.standard_normal((5, 2)).astype(np.float32)},
+        {
+            "init": np.array([1, 2], np.float32),
+            "x": RNG.standard_normal((2, 5)).astype(np.float32),
+            "y": RNG.standard_normal((5, 2)).astype(np.float32),
+        },
     ),  # fmt: skip
     "nested": (
         nested,
