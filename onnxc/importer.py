@@ -824,21 +824,18 @@ class _Scope:
         types = {v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]}
         return _Scope(types, outer=outer)
 
-    def value(self, name: str) -> SSAValue | None:
+    def chain(self) -> Iterator[_Scope]:
+        """This scope, then the scopes around it, innermost first."""
         scope: _Scope | None = self
         while scope is not None:
-            if name in scope.values:
-                return scope.values[name]
+            yield scope
             scope = scope.outer
-        return None
+
+    def value(self, name: str) -> SSAValue | None:
+        return next((s.values[name] for s in self.chain() if name in s.values), None)
 
     def type(self, name: str) -> onnx.TypeProto | None:
-        scope: _Scope | None = self
-        while scope is not None:
-            if name in scope.types:
-                return scope.types[name]
-            scope = scope.outer
-        return None
+        return next((s.types[name] for s in self.chain() if name in s.types), None)
 
 
 class _GraphImporter:

@@ -207,6 +207,17 @@ def buffer_of(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
     return cast.results[0]
 
 
+def buffer_behind(value: SSAValue) -> SSAValue:
+    """The buffer of a tensor whose producer is lowered (the input of the
+    cast that stands for it)."""
+    owner = value.owner
+    if isinstance(owner, UnrealizedConversionCastOp) and isinstance(
+        owner.inputs[0].type, MemRefType
+    ):
+        return owner.inputs[0]
+    raise InternalError(f"internal error: {value} is computed by an unconverted operation")
+
+
 def replace_with_buffers(
     rewriter: PatternRewriter,
     op: Operation,

@@ -63,6 +63,7 @@ from onnxc.lowering.buffer_uses import VIEWS
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     alloc,
+    buffer_behind,
     buffer_of,
     comment_for,
     constant_value,
@@ -122,6 +123,22 @@ def _bind_argument(shapes: Shapes, arg: SSAValue, buffer: SSAValue) -> None:
     arg.replace_all_uses_with(cast.results[0])
 
 
+def _trip_block(
+    shapes: Shapes, body: Region, buffers: Sequence[SSAValue]
+) -> tuple[Block, SSAValue]:
+    """The body's block, taken out of its region, as the block of one trip
+    of a loop: its arguments replaced by `buffers`, and one new argument,
+    the trip's `index`."""
+    block = _take_block(body)
+    for arg, buffer in zip(block.args, buffers, strict=True):
+        _bind_argument(shapes, arg, buffer)
+    for arg in list(block.args):
+        block.erase_arg(arg)
+    iv = block.insert_arg(INDEX, 0)
+    iv.name_hint = "iteration"
+    return block, iv
+
+
 def _sizes_known(shapes: Shapes, value: SSAValue) -> list[Size] | None:
     """The sizes of tensor `value` if its type's symbols are bound yet."""
     t = value.type
@@ -157,16 +174,6 @@ def _root(buffer: SSAValue) -> SSAValue:
     while isinstance(buffer.owner, VIEWS):
         buffer = buffer.owner.operands[0]
     return buffer
-
-
-def _behind(value: SSAValue) -> SSAValue:
-    """The buffer of a yielded tensor, once its producer is lowered."""
-    owner = value.owner
-    if isinstance(owner, UnrealizedConversionCastOp) and isinstance(
-        owner.inputs[0].type, MemRefType
-    ):
-        return owner.inputs[0]
-    raise InternalError(f"internal error: a subgraph yields an unconverted value {value}")
 
 
 def _memref_sizes(b: Builder, buffer: SSAValue) -> list[Size]:
@@ -315,7 +322,7 @@ def _finish_branch(if_op: scf.IfOp, block: Block, buffers: Sequence[SSAValue]) -
     b = Builder(InsertPoint.before(end))
     claimed: set[Operation] = set()
     for value, target in zip(end.values, buffers, strict=True):
-        source = _behind(value)
+        source = buffer_behind(value)
         owner = source.owner
         if (
             isinstance(owner, memref.AllocOp)
@@ -398,13 +405,7 @@ class LoopOpLowering(OnnxLowering[onnx.LoopOp]):
         b = Builder(InsertPoint.before(op))
         true = b.insert(arith.ConstantOp.from_int_and_width(1, i1)).result
         b.insert(memref.StoreOp.get(start if start is not None else true, condition, []))
-        taken = _take_block(op.body)
-        for arg, buffer in zip(taken.args, [number, condition, *buffers], strict=True):
-            _bind_argument(self.shapes, arg, buffer)
-        for arg in list(taken.args):
-            taken.erase_arg(arg)
-        iv = taken.insert_arg(INDEX, 0)
-        iv.name_hint = "iteration"
+        taken, iv = _trip_block(self.shapes, op.body, [number, condition, *buffers])
         head = Builder(InsertPoint.at_start(taken))
         as_integer = head.insert(arith.IndexCastOp(iv, i64)).result
         head.insert(memref.StoreOp.get(as_integer, number, []))
@@ -449,7 +450,7 @@ def _finish_loop(
     """Write a trip's outputs: scan outputs into row `iv`, the condition
     (read before any carried value is overwritten), then the carried values."""
     end = _yield(body)
-    values = [_behind(v) for v in end.values]
+    values = [buffer_behind(v) for v in end.values]
     b = Builder(InsertPoint.before(end))
     for source, target in zip(values[1 + len(buffers) :], scan_buffers, strict=True):
         sizes = _memref_sizes(b, source)
@@ -513,13 +514,7 @@ class ScanOpLowering(OnnxLowering[onnx.ScanOp]):
             axis = out_axes[k]
             sizes = [*slice_sizes[:axis], trips, *slice_sizes[axis:]]
             scan_buffers.append(self.result_buffer(rewriter, result, sizes))
-        taken = _take_block(op.body)
-        for arg, buffer in zip(taken.args, [*buffers, *slices], strict=True):
-            _bind_argument(self.shapes, arg, buffer)
-        for arg in list(taken.args):
-            taken.erase_arg(arg)
-        iv = taken.insert_arg(INDEX, 0)
-        iv.name_hint = "iteration"
+        taken, iv = _trip_block(self.shapes, op.body, [*buffers, *slices])
         head = Builder(InsertPoint.at_start(taken))
         last = _index(Builder(InsertPoint.before(op)), shapes.sub(trips, 1))
         backwards = head.insert(arith.SubiOp(last, iv)).result
@@ -574,7 +569,7 @@ def _finish_scan(
     """Write a trip's outputs: each scan output's slice at its row (before
     the carried values change), then the carried values."""
     end = _yield(body)
-    values = [_behind(v) for v in end.values]
+    values = [buffer_behind(v) for v in end.values]
     b = Builder(InsertPoint.before(end))
     outputs = values[len(buffers) :]
     for source, target, axis, row in zip(outputs, scan_buffers, axes, rows, strict=True):

@@ -266,6 +266,18 @@ def nested() -> onnx.ModelProto:
 
 
 RNG = np.random.default_rng(0)
+
+
+def _while_feeds(go: bool) -> dict[str, np.ndarray]:
+    x = np.array([0.5, 1, 0.25, 2], np.float32)
+    return {"x": x, "go": np.array(go), "limit": np.array(100, np.float32)}
+
+
+def _rotation_feeds(trips: int, limit: float) -> dict[str, np.ndarray]:
+    a0, b0 = np.array([0, 1, 2], np.float32), np.array([1, 1, 1], np.float32)
+    return {"n": np.array(trips), "a0": a0, "b0": b0, "limit": np.array(limit, np.float32)}
+
+
 X23 = RNG.standard_normal((2, 3)).astype(np.float32)
 CASES = {
     "if-then": (if_outer_scope, {"x": np.abs(X23)}),
@@ -282,40 +294,10 @@ CASES = {
         loop_static_trip_count,
         {"x": RNG.standard_normal((2, 2)).astype(np.float32)},
     ),
-    "loop-while": (
-        loop_while,
-        {
-            "x": np.array([0.5, 1, 0.25, 2], np.float32),
-            "go": np.array(True),
-            "limit": np.array(100, np.float32),
-        },
-    ),  # fmt: skip
-    "loop-while-not-started": (
-        loop_while,
-        {
-            "x": np.array([0.5, 1, 0.25, 2], np.float32),
-            "go": np.array(False),
-            "limit": np.array(100, np.float32),
-        },
-    ),  # fmt: skip
-    "loop-while-trip-count": (
-        loop_while_with_trip_count,
-        {
-            "n": np.array(10, np.int64),
-            "a0": np.array([0, 1, 2], np.float32),
-            "b0": np.array([1, 1, 1], np.float32),
-            "limit": np.array(30, np.float32),
-        },
-    ),  # fmt: skip
-    "loop-while-trip-count-first": (
-        loop_while_with_trip_count,
-        {
-            "n": np.array(3, np.int64),
-            "a0": np.array([0, 1, 2], np.float32),
-            "b0": np.array([1, 1, 1], np.float32),
-            "limit": np.array(1000, np.float32),
-        },
-    ),  # fmt: skip
+    "loop-while": (loop_while, _while_feeds(True)),
+    "loop-while-not-started": (loop_while, _while_feeds(False)),
+    "loop-while-trip-count": (loop_while_with_trip_count, _rotation_feeds(10, 30)),
+    "loop-while-trip-count-first": (loop_while_with_trip_count, _rotation_feeds(3, 1000)),
     "scan-reverse-axes": (
         scan_reverse_axes,
         {
