@@ -18,6 +18,7 @@ from onnxc.dialects import onnx_ops as _onnx_ops
 from onnxc.dialects.onnx_base import (
     NoValueOp,
     OnnxOp,
+    YieldOp,
     attribute_to_python,
     element_type_name,
     node_name,
@@ -25,12 +26,13 @@ from onnxc.dialects.onnx_base import (
 from onnxc.dialects.onnx_ops import *  # noqa: F403
 from onnxc.dialects.onnx_ops import OPS, TARGET_OPSET
 
-ONNX = Dialect("onnx", [NoValueOp, *OPS.values()], [])
+ONNX = Dialect("onnx", [NoValueOp, YieldOp, *OPS.values()], [])
 
 __all__ = [
     "ONNX",
     "NoValueOp",
     "OnnxOp",
+    "YieldOp",
     "attribute_to_python",
     "element_type_name",
     "node_name",

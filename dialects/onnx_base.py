@@ -25,8 +25,14 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, result_def, traits_def
-from xdsl.traits import Pure
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from onnxc import element_types
@@ -183,3 +189,19 @@ class NoValueOp(IRDLOperation):
 
     def __init__(self) -> None:
         super().__init__(result_types=[NoneType()])
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """`onnx.Yield` ends the region of a subgraph (If's branches, Loop's and
+    Scan's bodies): its operands are the subgraph's outputs, in order. It is
+    no ONNX operator; the importer writes it where a subgraph lists its
+    outputs, and convert-onnx-to-linalg turns it into writes of the values
+    into the buffers of the operation's results or carried state."""
+
+    name = "onnx.Yield"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator())
+
+    def __init__(self, values: Sequence[SSAValue]) -> None:
+        super().__init__(operands=[values])

@@ -696,6 +696,34 @@ class BodyPrinter:
         self.emit("}")
         self._discard_unused(op.results)
 
+    @print_op.register(scf.WhileOp)
+    def _print_scf_while(self, op: scf.WhileOp) -> None:
+        """`for (;;)`: the `before` region, `break` unless its condition
+        holds, then the `after` region. The values the condition forwards
+        are the loop's results (declared before it) and the `after`
+        region's arguments; the `after` region's yield updates the `before`
+        region's arguments."""
+        before, after = op.before_region.block, op.after_region.block
+        for arg, init in zip(before.args, op.arguments, strict=True):
+            self.emit(f"{c_type(arg.type)} {self.local_name(arg)} = {self.expr(init)};")
+        for res in op.results:
+            self.emit(f"{c_type(res.type)} {self.local_name(res)} = 0;")
+        for arg, res in zip(after.args, op.results, strict=True):
+            self.names[arg] = self.names[res]
+        self.emit("for (;;) {")
+        self.print_region_block(before)
+        self.print_region_block(after)
+        self.emit("}")
+        self._discard_unused(op.results)
+
+    @print_op.register(scf.ConditionOp)
+    def _print_scf_condition(self, op: scf.ConditionOp) -> None:
+        parent = op.parent_op()
+        assert isinstance(parent, scf.WhileOp)
+        for res, value in zip(parent.results, op.args, strict=True):
+            self.emit(f"{self.names[res]} = {self.expr(value)};")
+        self.emit(f"if (!{self.expr(op.condition)}) break;")
+
     def _discard_unused(self, results: Sequence[SSAValue]) -> None:
         """`(void)x;` for loop or if results nothing reads (no unused-variable
         warning)."""
@@ -710,6 +738,8 @@ class BodyPrinter:
             targets = [self.names[a] for a in parent.body.block.args[1:]]
         elif isinstance(parent, scf.IfOp):
             targets = [self.names[r] for r in parent.results]
+        elif isinstance(parent, scf.WhileOp):
+            targets = [self.names[a] for a in parent.before_region.block.args]
         else:
             raise CEmitError(f"scf.yield inside {parent and parent.name}")
         values = [self.expr(v) for v in op.operands]

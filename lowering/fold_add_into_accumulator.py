@@ -18,7 +18,7 @@ result can differ in the last bits, as with any fused bias.
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import AffineMapAttr, ModuleOp, StringAttr
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
 from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
@@ -82,6 +82,16 @@ def _steps(value: SSAValue, body: dict[Operation, int]) -> list[tuple[int, Opera
     return sorted(found, key=lambda t: t[0])
 
 
+def _in_control_flow(op: Operation) -> bool:
+    """Whether `op` is inside an `scf.if`, `scf.for` or `scf.while`."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        if isinstance(parent, scf.IfOp | scf.ForOp | scf.WhileOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
 def _fold(add: GenericOp, body: dict[Operation, int]) -> bool:
     inputs = _as_add(add)
     if inputs is None:
@@ -96,6 +106,8 @@ def _fold(add: GenericOp, body: dict[Operation, int]) -> bool:
         if not isinstance(partial.owner, memref.AllocOp) or partial.type != out.type:
             continue
         steps = _steps(partial, body)
+        if any(_in_control_flow(user) for _, user, _ in steps):
+            continue  # written in a branch or a loop: not one init, then accumulation
         init_at, init, _ = steps[0]
         if steps[-1][1] is not add or any(user is add for _, user, _ in steps[:-1]):
             continue  # not read last by the Add, or P + P

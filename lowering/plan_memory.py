@@ -59,10 +59,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc import element_types
 from onnxc.dialects.onnxc import WorkspaceOp
-from onnxc.errors import InternalError
+from onnxc.errors import InternalError, UnsupportedError
 from onnxc.intervals import INFINITY, UNBOUNDED, Interval, evaluate
 from onnxc.ir_names import ARENA as ARENA_ATTR
-from onnxc.ir_names import ARENA_ALIGN, DIMS, MAX_DIMS, MEMORY
+from onnxc.ir_names import ARENA_ALIGN, COMMENT, DIMS, MAX_DIMS, MEMORY
 from onnxc.lowering.buffer_uses import aliases, all_parallel, top_level_index, touches
 from onnxc.lowering.index_arith import IndexArith, Size
 
@@ -193,6 +193,61 @@ def find_buffers(fn: func.FuncOp) -> list[Buffer]:
             buffer.touches.setdefault(index, []).append((user, operand))
         buffers.append(buffer)
     return buffers
+
+
+def hoist_nested_allocs(fn: func.FuncOp) -> None:
+    """Move the allocs nested in regions (the temporaries of a loop body or
+    an if branch) to the top level, just before the op containing them, so
+    they are planned as any buffer: live throughout that op, one slot that
+    every iteration reuses, never sharing bytes with what the loop carries
+    or with each other. A buffer whose size the region itself computes (a
+    slice at the iteration number) gets the bytes of its upper bound at the
+    top level, and is a `memref.view` of them where it was; one whose size
+    has no bound is refused."""
+    block = fn.body.block
+    dims = dims_of(fn)
+    for op in list(block.walk()):
+        if not isinstance(op, memref.AllocOp) or op.parent_block() is block:
+            continue
+        top: Operation = op
+        while top.parent_block() is not block:
+            parent = top.parent_op()
+            assert parent is not None
+            top = parent
+        inside = [
+            size
+            for size in op.dynamic_sizes
+            if (size.owner.parent_block() if isinstance(size.owner, Operation) else size.owner)
+            is not block
+        ]
+        if not inside:
+            op.detach()
+            block.insert_op_before(op, top)
+            continue
+        t = op.memref.type
+        assert isinstance(t, MemRefType)
+        highs = [evaluate(v, dims, unknown=UNBOUNDED) for v in op.dynamic_sizes]
+        bound = math.prod(max(d, 1) for d in t.get_shape()) * math.prod(
+            max(h.high, 0) if h is not None else INFINITY for h in highs
+        )
+        if not math.isfinite(bound):
+            raise UnsupportedError(
+                f"{_label(top)}: a buffer inside it has a size computed there "
+                "without an upper bound (not supported)"
+            )
+        raw = memref.AllocOp.get(
+            i8, ARENA_ALIGN, [max(storage_bytes(t.element_type, int(bound)), 1)]
+        )
+        Rewriter.insert_op(raw, InsertPoint.before(top))
+        zero = arith.ConstantOp.from_int_and_width(0, IndexType())
+        Rewriter.insert_op(zero, InsertPoint.before(op))
+        view = memref.ViewOp(raw.memref, zero.result, list(op.dynamic_sizes), t)
+        Rewriter.replace_op(op, view)
+
+
+def _label(op: Operation) -> str:
+    comment = op.attributes.get(COMMENT)
+    return f"'{comment.data}'" if isinstance(comment, StringAttr) else op.name
 
 
 def _is_permutation(op: GenericOp, operand: int) -> bool:
@@ -356,6 +411,7 @@ def plan_function(fn: func.FuncOp) -> None:
     after the other, each with a check that the workspace holds it."""
     dims = dims_of(fn)
     bounded = all(math.isfinite(r.high) for r in dims.values())
+    hoist_nested_allocs(fn)
     for op in list(fn.body.block.ops):
         if isinstance(op, memref.AllocOp) and not op.memref.uses:
             Rewriter.erase_op(op)  # never touched: nothing to plan

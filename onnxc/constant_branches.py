@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 import onnx
 from onnx import helper, numpy_helper
 
-__all__ = ["fresh_name", "inline_constant_branches"]
+__all__ = ["all_names", "fresh_name", "inline_constant_branches"]
 
 
 def inline_constant_branches(graph: onnx.GraphProto) -> bool:
@@ -33,7 +33,7 @@ def inline_constant_branches(graph: onnx.GraphProto) -> bool:
         for t in graph.initializer
         if t.name not in inputs and math.prod(t.dims) == 1
     }
-    taken = set(_names(graph))
+    taken = set(all_names(graph))
     nodes: list[onnx.NodeProto] = []
     inlined = False
     for node in graph.node:
@@ -100,7 +100,7 @@ def _subgraphs(node: onnx.NodeProto) -> Iterator[onnx.GraphProto]:
             yield from attribute.graphs
 
 
-def _names(graph: onnx.GraphProto) -> Iterator[str]:
+def all_names(graph: onnx.GraphProto) -> Iterator[str]:
     """Every name `graph` and its subgraphs define or read."""
     yield from (v.name for v in [*graph.input, *graph.output, *graph.value_info])
     yield from (t.name for t in graph.initializer)
@@ -108,7 +108,7 @@ def _names(graph: onnx.GraphProto) -> Iterator[str]:
         yield from node.input
         yield from node.output
         for subgraph in _subgraphs(node):
-            yield from _names(subgraph)
+            yield from all_names(subgraph)
 
 
 def fresh_name(base: str, taken: set[str]) -> str:

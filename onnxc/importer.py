@@ -33,6 +33,7 @@ operation keeps its node's name in the `onnx_node_name` attribute.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -60,7 +61,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from onnxc import element_types, ml_domain
-from onnxc.constant_branches import fresh_name, inline_constant_branches
+from onnxc.constant_branches import all_names, fresh_name, inline_constant_branches
 from onnxc.dialects import dims as tensor_dims
 from onnxc.dialects import onnx as onnx_dialect
 from onnxc.dialects import onnx_ml
@@ -219,13 +220,17 @@ def prepare_model(
     if ml_domain.give_output_types(model, inferred):  # also sizes, where ranks are known
         inferred = _infer(model)
     for _ in range(MAX_ROUNDS):
-        branches = any(node.op_type == "If" for node in model.graph.node)
-        if _all_ranks_known(inferred) and not branches:
+        subgraphs = any(
+            a.type == onnx.AttributeProto.GRAPH for node in model.graph.node for a in node.attribute
+        )
+        if _all_ranks_known(inferred) and not subgraphs:
             break
         if not (
             _fold_constant_nodes(model.graph, inferred, weights)
             or inline_constant_branches(model.graph)
             or _reduction_ranks(model, inferred)
+            or _type_body_inputs(model.graph, inferred.graph, {})
+            or _copy_outer_constants(model.graph, {}, set(all_names(model.graph)))
             or ml_domain.give_output_types(model, inferred)
         ):
             break
@@ -480,6 +485,164 @@ def _reduction_ranks(model: onnx.ModelProto, inferred: onnx.ModelProto) -> bool:
     return given
 
 
+def _type_body_inputs(
+    graph: onnx.GraphProto, inferred: onnx.GraphProto, outer: Mapping[str, onnx.TypeProto]
+) -> bool:
+    """Give the inputs of Loop and Scan bodies (of `graph` and the subgraphs
+    in it) that declare no shape the types the spec gives them: a loop's
+    iteration number and condition are scalars, a carried value has the
+    type of its initial value, a scan input's slice that of the input less
+    its scan axis. onnx's inference keeps the declared type of a body input,
+    so without this what the body computes from it has no shape. `inferred`
+    is `graph` after inference (the same nodes), `outer` the types its
+    subgraphs also see. Whether any was given."""
+    types = dict(outer)
+    for value in [*inferred.input, *inferred.value_info, *inferred.output]:
+        types[value.name] = value.type
+    for tensor in inferred.initializer:
+        types[tensor.name] = onnx.helper.make_tensor_type_proto(tensor.data_type, tensor.dims)
+    given = False
+    if len(graph.node) != len(inferred.node):
+        return False
+    for node, typed in zip(graph.node, inferred.node, strict=True):
+        bodies = {
+            a.name: (a.g, b.g)
+            for a, b in zip(node.attribute, typed.attribute, strict=False)
+            if a.type == onnx.AttributeProto.GRAPH and a.name == b.name
+        }
+        if node.op_type in ("Loop", "Scan") and "body" in bodies:
+            given |= _give_body_types(node, bodies["body"][0], types)
+        if node.op_type == "Loop" and "body" in bodies:
+            given |= _give_carried_types(graph, node, bodies["body"][1], types)
+        for body, typed_body in bodies.values():
+            if body.node:
+                given |= _type_body_inputs(body, typed_body, types)
+    return given
+
+
+def _give_body_types(
+    node: onnx.NodeProto, body: onnx.GraphProto, types: Mapping[str, onnx.TypeProto]
+) -> bool:
+    """`_type_body_inputs` for one Loop or Scan node."""
+    wanted: list[onnx.TypeProto | None] = []
+    if node.op_type == "Loop":
+        wanted += [
+            onnx.helper.make_tensor_type_proto(onnx.TensorProto.INT64, []),
+            onnx.helper.make_tensor_type_proto(onnx.TensorProto.BOOL, []),
+        ]
+        wanted += [types.get(name) for name in node.input[2:]]
+    else:
+        attributes = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        scans = int(attributes.get("num_scan_inputs", 0))
+        states = len(node.input) - scans
+        wanted += [types.get(name) for name in node.input[:states]]
+        axes = list(attributes.get("scan_input_axes", [0] * scans))
+        for name, axis in zip(node.input[states:], axes, strict=False):
+            whole = types.get(name)
+            wanted.append(_without_axis(whole, axis) if whole is not None else None)
+    given = False
+    for value, want in zip(body.input, wanted, strict=False):
+        declared = value.type
+        if want is None or not want.tensor_type.HasField("shape"):
+            continue
+        if not (declared.HasField("tensor_type") and declared.tensor_type.HasField("shape")):
+            value.type.CopyFrom(want)
+            given = True
+            continue
+        dims = declared.tensor_type.shape.dim
+        wanted_dims = want.tensor_type.shape.dim
+        if len(dims) != len(wanted_dims):
+            continue
+        for dim, wanted_dim in zip(dims, wanted_dims, strict=True):
+            if wanted_dim.HasField("dim_value") and not dim.HasField("dim_value"):
+                dim.Clear()
+                dim.dim_value = wanted_dim.dim_value
+                given = True
+    return given
+
+
+def _copy_outer_constants(
+    graph: onnx.GraphProto, outer: Mapping[str, onnx.TensorProto], taken: set[str]
+) -> bool:
+    """Give each subgraph of `graph` its own copy (under a fresh name) of the
+    small integer constants of outer scopes that its nodes read: onnx's
+    inference reads the values of a subgraph's own constants only, and a
+    Squeeze or Reshape in a Loop or Scan body whose axes or shape come from
+    the outer graph otherwise gets no shape. Whether any was copied."""
+    inputs = {i.name for i in graph.input}
+    constants = dict(outer)
+    for tensor in graph.initializer:
+        if tensor.name not in inputs and tensor.data_type in _SHAPE_LIKE:
+            if math.prod(tensor.dims) <= SMALL_CONSTANT:
+                constants[tensor.name] = tensor
+    copied = False
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.type != onnx.AttributeProto.GRAPH:
+                continue
+            body = attribute.g
+            own = {t.name for t in body.initializer} | {i.name for i in body.input}
+            own |= {o for n in body.node for o in n.output}
+            local: dict[str, str] = {}
+            for inner in body.node:
+                for k, name in enumerate(inner.input):
+                    if name in own or name not in constants:
+                        continue
+                    if name not in local:
+                        local[name] = fresh_name(f"{name}_local", taken)
+                        copy = body.initializer.add()
+                        copy.CopyFrom(constants[name])
+                        copy.name = local[name]
+                    inner.input[k] = local[name]
+                    copied = True
+            copied |= _copy_outer_constants(body, constants, taken)
+    return copied
+
+
+def _give_carried_types(
+    graph: onnx.GraphProto,
+    node: onnx.NodeProto,
+    typed_body: onnx.GraphProto,
+    types: Mapping[str, onnx.TypeProto],
+) -> bool:
+    """Type the final carried values of a Loop, which onnx's inference leaves
+    without a shape (a carried value may change shape from one iteration to
+    the next): where the body gives back the shape it was given, that
+    shape. Whether any was typed."""
+    given = False
+    carried = zip(node.output, node.input[2:], typed_body.output[1:], strict=False)
+    for result, initial, body_output in carried:
+        known = types.get(result)
+        if not result or (known is not None and known.tensor_type.HasField("shape")):
+            continue
+        start = types.get(initial)
+        if start is None or not start.tensor_type.HasField("shape"):
+            continue
+        if body_output.type.tensor_type.shape != start.tensor_type.shape:
+            continue
+        found = [v for v in [*graph.output, *graph.value_info] if v.name == result]
+        value = found[0] if found else graph.value_info.add(name=result)
+        value.type.CopyFrom(start)
+        given = True
+    return given
+
+
+def _without_axis(whole: onnx.TypeProto, axis: int) -> onnx.TypeProto | None:
+    tensor_type = whole.tensor_type
+    if not tensor_type.HasField("shape"):
+        return None
+    dims = list(tensor_type.shape.dim)
+    if not -len(dims) <= axis < len(dims):
+        return None
+    del dims[axis]
+    sliced = onnx.TypeProto()
+    sliced.tensor_type.elem_type = tensor_type.elem_type
+    sliced.tensor_type.shape.SetInParent()
+    for dim in dims:
+        sliced.tensor_type.shape.dim.add().CopyFrom(dim)
+    return sliced
+
+
 def _static_length(tensor_type: onnx.TypeProto.Tensor) -> int | None:
     """The length of a 1-D tensor, when its type tells it."""
     if not tensor_type.HasField("shape") or len(tensor_type.shape.dim) != 1:
@@ -646,15 +809,41 @@ def _node_label(node: onnx.NodeProto, index: int) -> str:
     return f"node '{node.name or f'{node.op_type}_{index}'}' ({node.op_type})"
 
 
+@dataclass
+class _Scope:
+    """The names one graph defines (values and their inferred types), and the
+    scope of the graph around it: a subgraph sees the names of its outer
+    scopes, unless it defines the same name itself (the IR spec)."""
+
+    types: dict[str, onnx.TypeProto]
+    values: dict[str, SSAValue] = field(default_factory=dict[str, SSAValue])
+    outer: _Scope | None = None
+
+    @staticmethod
+    def of(graph: onnx.GraphProto, outer: _Scope | None = None) -> _Scope:
+        types = {v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]}
+        return _Scope(types, outer=outer)
+
+    def chain(self) -> Iterator[_Scope]:
+        """This scope, then the scopes around it, innermost first."""
+        scope: _Scope | None = self
+        while scope is not None:
+            yield scope
+            scope = scope.outer
+
+    def value(self, name: str) -> SSAValue | None:
+        return next((s.values[name] for s in self.chain() if name in s.values), None)
+
+    def type(self, name: str) -> onnx.TypeProto | None:
+        return next((s.types[name] for s in self.chain() if name in s.types), None)
+
+
 class _GraphImporter:
     def __init__(self, model: onnx.ModelProto, on_node: Callable[[int, int], None] | None = None):
         self.model = model
         self.on_node = on_node
         self.graph = model.graph
-        self.types: dict[str, onnx.TypeProto] = {}
-        for value in [*self.graph.input, *self.graph.value_info, *self.graph.output]:
-            self.types[value.name] = value.type
-        self.values: dict[str, SSAValue] = {}
+        self.scope = _Scope.of(self.graph)
         self.block = Block()
         self.no_value: SSAValue | None = None
 
@@ -668,10 +857,10 @@ class _GraphImporter:
         self.block = Block(arg_types=arg_types)
         for value, arg in zip(input_values, self.block.args, strict=True):
             arg.name_hint = _ssa_name(value.name)
-            self.values[value.name] = arg
+            self.scope.values[value.name] = arg
         for tensor in graph.initializer:
-            if tensor.name not in self.values:
-                self.values[tensor.name] = self._constant(tensor)
+            if tensor.name not in self.scope.values:
+                self.scope.values[tensor.name] = self._constant(tensor)
         for index, node in enumerate(graph.node):
             self._node(node, index)
             if self.on_node is not None:
@@ -696,12 +885,13 @@ class _GraphImporter:
         )
 
     def _lookup(self, name: str, what: str) -> SSAValue:
-        if name not in self.values:
+        value = self.scope.value(name)
+        if value is None:
             raise OnnxcError(f"{what} '{name}' is not produced by any node") from None
-        return self.values[name]
+        return value
 
     def _value_type(self, name: str, what: str, node: str = "") -> TensorType:
-        type_proto = self.types.get(name)
+        type_proto = self.scope.type(name)
         where = f"{node}: " if node else ""
         if type_proto is None or not type_proto.HasField("tensor_type"):
             raise OnnxcError(f"{where}{what} '{name}' has no inferred tensor type") from None
@@ -766,31 +956,61 @@ class _GraphImporter:
         ):
             result_types.append(NoneType())
         properties: dict[str, Attribute] = {}
-        regions: list[Region] = []
+        subgraphs: dict[str, Region] = {}
         for attribute in node.attribute:
             if attribute.name not in schema.attributes:
                 raise OnnxcError(f"{label}: unknown attribute '{attribute.name}'") from None
-            if attribute.type in (
-                onnx.AttributeProto.GRAPH,
-                onnx.AttributeProto.GRAPHS,
-            ):
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                subgraphs[attribute.name] = self._subgraph(
+                    attribute.g, f"{label}: {attribute.name}"
+                )
+                continue
+            if attribute.type == onnx.AttributeProto.GRAPHS:
                 raise OnnxcError(
-                    f"{label}: subgraph attribute '{attribute.name}' is not supported yet"
+                    f"{label}: attribute '{attribute.name}' (a list of graphs) is not supported"
                 )
             properties[attribute.name] = self._attribute(attribute, node, label)
+        region_names = [name for name, _ in op_class.get_irdl_definition().regions]
+        if set(subgraphs) != set(region_names):
+            missing = ", ".join(sorted(set(region_names) - set(subgraphs)))
+            raise OnnxcError(f"{label}: missing subgraph attribute {missing}")
         names = node.name or f"{node.op_type}_{index}"
         op = op_class.create(
             operands=operands,
             result_types=result_types,
             properties=properties,
-            regions=regions,
+            regions=[subgraphs[name] for name in region_names],
             attributes={ONNX_NODE_NAME: StringAttr(names)},
         )
         self.block.add_op(op)
         for name, result in zip(node.output, op.results, strict=False):
             if name:
                 result.name_hint = _ssa_name(name)
-                self.values[name] = result
+                self.scope.values[name] = result
+
+    def _subgraph(self, graph: onnx.GraphProto, label: str) -> Region:
+        """A subgraph as a region of one block: its inputs are the block's
+        arguments, its nodes the block's operations (names of the outer
+        scopes visible, as `_Scope` says), its outputs `onnx.Yield`'s
+        operands."""
+        outer = (self.scope, self.block, self.no_value)
+        self.scope = _Scope.of(graph, self.scope)
+        self.no_value = None
+        arg_types = [self._value_type(v.name, "subgraph input", label) for v in graph.input]
+        self.block = Block(arg_types=arg_types)
+        try:
+            for value, arg in zip(graph.input, self.block.args, strict=True):
+                arg.name_hint = _ssa_name(value.name)
+                self.scope.values[value.name] = arg
+            for tensor in graph.initializer:
+                self.scope.values[tensor.name] = self._constant(tensor)
+            for index, node in enumerate(graph.node):
+                self._node(node, index)
+            outputs = [self._lookup(v.name, f"{label}: subgraph output") for v in graph.output]
+            self.block.add_op(onnx_dialect.YieldOp(outputs))
+            return Region(self.block)
+        finally:
+            self.scope, self.block, self.no_value = outer
 
     def _attribute(
         self, attribute: onnx.AttributeProto, node: onnx.NodeProto, label: str

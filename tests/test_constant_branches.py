@@ -72,10 +72,17 @@ def test_taken_branch_is_inlined_and_matches_onnxruntime(rank_test: int) -> None
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
-def test_a_condition_known_only_at_run_time_is_not_inlined() -> None:
+@pytest.mark.parametrize("expected", [2, 5], ids=["then", "else"])
+def test_a_condition_known_only_at_run_time_is_not_inlined(expected: int) -> None:
+    """`expected` overridable as a graph input: the If stays, and compiles
+    to a branch taken at run time."""
     model = _model(2)
     model.graph.input.append(helper.make_tensor_value_info("expected", TensorProto.INT64, []))
     prepared, _ = prepare_model(model)
     assert "If" in {n.op_type for n in prepared.graph.node}
-    with pytest.raises(onnxc.OnnxcError, match="subgraph attribute"):
-        onnxc.compile(model)
+    x = np.random.default_rng(expected).standard_normal((2, 3)).astype(np.float32)
+    feeds = {"x": x, "expected": np.array(expected, np.int64)}
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (want,) = session.run(None, feeds)
+    got = onnxc.compile(model, name=f"run_time_{expected}").run(feeds)["out"]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)

@@ -65,6 +65,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     LoweringContext,
     OnnxLowering,
+    buffer_behind,
     memref_type,
 )
 from onnxc.lowering.convert_onnx_to_linalg.shape_values import track
@@ -159,7 +160,7 @@ def _finish_returns(function: func.FuncOp, outputs: list[SSAValue], shapes: Shap
     assert isinstance(ret, func.ReturnOp)
     claimed: set[Operation] = set()
     for number, (value, out) in enumerate(zip(list(ret.arguments), outputs, strict=True)):
-        buffer = _buffer_behind(value)
+        buffer = buffer_behind(value)
         source = buffer.owner
         dynamic = any(size < 0 for size in memref_type(out.type).get_shape())
         fresh = isinstance(source, memref.AllocOp) and source not in claimed
@@ -201,15 +202,6 @@ def sanitize_hint(name: str) -> str:
     """An SSA name hint from a dimension's name."""
     cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
     return cleaned if cleaned and not cleaned[0].isdigit() else "d" + cleaned
-
-
-def _buffer_behind(value: SSAValue) -> SSAValue:
-    owner = value.owner
-    if isinstance(owner, UnrealizedConversionCastOp) and isinstance(
-        owner.inputs[0].type, MemRefType
-    ):
-        return owner.inputs[0]
-    raise InternalError(f"internal error: graph output computed by unconverted operation {owner}")
 
 
 def _check_converted(module: ModuleOp, lowered: Collection[str] = ()) -> None:
@@ -341,6 +333,8 @@ class ConvertOnnxToLinalgPass(ModulePass):
             GreedyRewritePatternApplier(collect_patterns(context)),
             apply_recursively=False,
         ).rewrite_module(op)
+        for finish in context.finishers:
+            finish()
         _check_converted(op)
         for function, (outs, shapes) in converted.items():
             _finish_returns(function, outs, shapes)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar, cast, get_args, get_origin
 
 import numpy as np
@@ -73,6 +73,9 @@ class LoweringContext:
     before: Callable[[onnx.OnnxOp, Shapes], None] = lambda op, shapes: None
     lowered: Callable[[], None] = lambda: None
     """Called after each node is lowered (progress, `node_progress`)."""
+    finishers: list[Callable[[], None]] = field(default_factory=list[Callable[[], None]])
+    """Called in order once every op is lowered: what a pattern can only
+    finish when the ops nested in it are (the yields of If and Loop bodies)."""
 
     def shapes_of(self, op: Operation) -> Shapes:
         parent = op.parent_op()
@@ -202,6 +205,17 @@ def buffer_of(rewriter: PatternRewriter, value: SSAValue) -> SSAValue:
     cast = UnrealizedConversionCastOp.get([value], [memref_type(value.type)])
     rewriter.insert(cast)
     return cast.results[0]
+
+
+def buffer_behind(value: SSAValue) -> SSAValue:
+    """The buffer of a tensor whose producer is lowered (the input of the
+    cast that stands for it)."""
+    owner = value.owner
+    if isinstance(owner, UnrealizedConversionCastOp) and isinstance(
+        owner.inputs[0].type, MemRefType
+    ):
+        return owner.inputs[0]
+    raise InternalError(f"internal error: {value} is computed by an unconverted operation")
 
 
 def replace_with_buffers(

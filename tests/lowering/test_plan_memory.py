@@ -132,3 +132,64 @@ def test_branches_reuse_dead_buffers(depth: int):
     for _ in range(depth + 1):
         expected = expected @ w
     np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
+
+
+def _loop_model(body_nodes: list[onnx.NodeProto], trips: int) -> onnx.ModelProto:
+    """x carried through `trips` iterations of a Loop whose body maps v to v_out."""
+    value = helper.make_tensor_value_info
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]), *body_nodes],
+        "body",
+        [value("i", TensorProto.INT64, []), value("c", TensorProto.BOOL, []),
+         value("v", TensorProto.FLOAT, [1, N])],
+        [value("c_out", TensorProto.BOOL, []), value("v_out", TensorProto.FLOAT, [1, N])],
+    )  # fmt: skip
+    return model(
+        [helper.make_node("Loop", ["n", "", "x"], ["y"], body=body)],
+        {"n": np.array(trips, np.int64)},
+    )
+
+
+def test_loop_body_temporaries_take_one_slot_each_for_every_iteration():
+    """A body's three temporaries are planned once, whatever the trip count,
+    and never share bytes with each other or with the carried value (the
+    output buffer here), which the next iteration still reads."""
+    body = [
+        helper.make_node("Relu", ["v"], ["a"]),
+        helper.make_node("Exp", ["a"], ["b"]),
+        helper.make_node("Neg", ["b"], ["d"]),
+        helper.make_node("Add", ["d", "v"], ["v_out"]),
+    ]
+    sizes = set()
+    for trips in (1, 7):
+        figures, arena = memory_of(_loop_model(body, trips))
+        assert arena == figures["arena"] == figures["intermediates"] == 4 * 4 * N
+        sizes.add(arena)
+    assert len(sizes) == 1
+    y, _ = run(_loop_model(body, 3), X)
+    expected = X
+    for _ in range(3):
+        expected = -np.exp(np.maximum(expected, 0)) + expected
+    np.testing.assert_allclose(y, expected, rtol=1e-6)
+
+
+def test_loop_body_buffer_of_computed_size_gets_its_bound():
+    """A slice at the iteration number has a size the body computes: its
+    bytes are those of its upper bound (the sliced tensor), at the top."""
+    starts = helper.make_node("Unsqueeze", ["i", "zero"], ["s"])
+    body = [
+        starts,
+        helper.make_node("Slice", ["v", "s", "big", "one"], ["tail"]),
+        helper.make_node("ReduceSum", ["tail", "one"], ["t"], keepdims=1),
+        helper.make_node("Add", ["v", "t"], ["v_out"]),
+    ]
+    m = _loop_model(body, 3)
+    for name, array in {"zero": [0], "big": [N], "one": [1]}.items():
+        m.graph.initializer.append(numpy_helper.from_array(np.array(array, np.int64), name))
+    figures, _ = memory_of(m)
+    assert figures["arena"] >= 4 * N
+    y, _ = run(m, X)
+    expected = X.copy()
+    for i in range(3):
+        expected = expected + expected[:, i:].sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(y, expected, rtol=1e-5)
