@@ -92,11 +92,13 @@ def _select(block: Block, kernels: Kernels) -> None:
     made: dict[tuple[object, ...], SSAValue] = {}  # one packing, one block per value
     for conv in [o for o in block.ops if isinstance(o, onnx.ConvOp)]:
         _block_conv(conv, kernels, made)
+    for gemm in [o for o in block.ops if isinstance(o, onnx.GemmOp)]:
+        _block_gemm(gemm, kernels, made)
     changed = True
     while changed:
         changed = False
-        for unblock in [o for o in block.ops if isinstance(o, kernel.UnblockOp)]:
-            changed |= _fuse_user(unblock, kernels, made)
+        for view in [o for o in block.ops if isinstance(o, kernel.UnblockOp | onnx.ReshapeOp)]:
+            changed |= _fuse_user(view, kernels, made)
         for pool in [o for o in block.ops if isinstance(o, _POOLS)]:
             changed |= _block_pool(pool)
     for reblock in [o for o in block.ops if isinstance(o, kernel.BlockOp)]:
@@ -131,10 +133,11 @@ def _constant(value: SSAValue) -> np.ndarray | None:
 
 
 def _const_op(array: np.ndarray, hint: str, point: InsertPoint) -> SSAValue:
-    result_type = TensorType(f32, array.shape)
+    """An `onnx.Constant` of `array` (float32, or int64 for a shape)."""
+    result_type = TensorType(i64 if array.dtype == np.int64 else f32, array.shape)
     constant = onnx.ConstantOp.create(
         result_types=[result_type],
-        properties={"value": constant_attr(array.astype(np.float32), result_type, hint)},
+        properties={"value": constant_attr(array, result_type, hint)},
         attributes={ONNX_NODE_NAME: StringAttr(hint)},
     )
     Rewriter.insert_op(constant, point)
@@ -175,29 +178,9 @@ def _block_conv(
     dilations = conv.attr("dilations") or [1, 1]
     if not _consistent(x_type, y_type, weights.shape, group, kernel_shape, conv):
         return  # the plain lowering says what is wrong
-    lanes = block_size(outputs, kernels.lanes)
-    blocks = -(-outputs // lanes)
-    padded = np.zeros((blocks * lanes, *weights.shape[1:]), np.float32)
-    padded[:outputs] = weights
-    if depthwise:  # [C/b, b, 1, KH, KW] -> [C/b, KH, KW, b]
-        packed = padded.reshape(blocks, lanes, *kernel_shape).transpose(0, 2, 3, 1)
-    else:  # [M/b, b, C, KH, KW] -> [M/b, C, KH, KW, b]
-        packed = padded.reshape(blocks, lanes, channels, *kernel_shape).transpose(0, 2, 3, 4, 1)
     point = InsertPoint.before(conv)
     label = onnx.node_name(conv) or "conv"
-    if ("w", conv.W, lanes) not in made:
-        hint = f"{conv.W.name_hint or label}_packed"
-        made["w", conv.W, lanes] = _const_op(np.ascontiguousarray(packed), hint, point)
-    w = made["w", conv.W, lanes]
-    if bias is None:
-        b = _none(point)
-    elif ("b", conv.B, lanes) in made:
-        b = made["b", conv.B, lanes]
-    else:
-        padded_bias = np.zeros(blocks * lanes, np.float32)
-        padded_bias[:outputs] = bias
-        hint = f"{conv.B.name_hint or label}_padded"
-        b = made["b", conv.B, lanes] = _const_op(padded_bias, hint, point)
+    w, b = _packed(conv.W, conv.B, weights, bias, depthwise, kernels, made, point, label)
     if ("x", conv.X) not in made:
         block = kernel.BlockOp.create(
             operands=[conv.X],
@@ -207,14 +190,9 @@ def _block_conv(
         Rewriter.insert_op(block, point)
         made["x", conv.X] = block.Y
     blocked_result = blocked_type(y_type, kernels.lanes)
-    properties: dict[str, Attribute] = {
-        "strides": _ints(list(strides)),
-        "dilations": _ints(list(dilations)),
-        "pads": _ints(list(pads)),
-        "kernel_shape": _ints(kernel_shape),
-        "group": IntegerAttr(group, i64),
-        "pixels": IntegerAttr(kernels.pixels, i64),
-    }
+    properties = _conv_properties(
+        list(strides), list(dilations), list(pads), kernel_shape, group, kernels
+    )
     new = kernel.ConvOp.create(
         operands=[made["x", conv.X], w, b, _none(point)],
         result_types=[blocked_result],
@@ -230,6 +208,119 @@ def _block_conv(
     new.Y.name_hint = conv.Y.name_hint
     conv.Y.replace_all_uses_with(unblock.Y)
     Rewriter.erase_op(conv)
+
+
+def _block_gemm(
+    gemm: onnx.GemmOp, kernels: Kernels, made: dict[tuple[object, ...], SSAValue]
+) -> None:
+    """`Y = A B + C` with constant B (and C of N elements) -> a 1x1 kernel.conv:
+    A [M, K] is, byte for byte, a blocked [1, 1, 1, M, K] tensor (one block of
+    K channels, M pixels of one row). Taken when the result needs no
+    transposition: one output block (N up to the lanes) or one row (M = 1)."""
+    a_type, y_type = _static(gemm.A), _static(gemm.Y)
+    weights = _constant(gemm.B)
+    has_bias = not isinstance(gemm.C.owner, onnx.NoValueOp)
+    bias = _constant(gemm.C) if has_bias else None
+    if a_type is None or y_type is None or weights is None or weights.ndim != 2:
+        return
+    if gemm.attr("transA") or gemm.attr("alpha") != 1.0:
+        return
+    rows, depth = a_type.get_shape()
+    matrix = weights if gemm.attr("transB") else weights.T  # [N, K]
+    outputs = matrix.shape[0]
+    if has_bias and (bias is None or bias.size != outputs or gemm.attr("beta") != 1.0):
+        return  # (a C of one element or of [M, N] stays with the plain lowering)
+    lanes = block_size(outputs, kernels.lanes)
+    if matrix.shape[1] != depth or (rows != 1 and lanes != outputs):
+        return
+    point = InsertPoint.before(gemm)
+    label = onnx.node_name(gemm) or "gemm"
+    w, b = _packed(
+        gemm.B, gemm.C, matrix[:, :, None, None], bias, False, kernels, made, point, label
+    )
+    x = _reshaped(gemm.A, [1, 1, 1, rows, depth], point)
+    blocks = -(-outputs // lanes)
+    new = kernel.ConvOp.create(
+        operands=[x, w, b, _none(point)],
+        result_types=[TensorType(f32, [1, blocks, 1, rows, lanes])],
+        properties=_conv_properties([1, 1], [1, 1], [0, 0, 0, 0], [1, 1], 1, kernels),
+        attributes={ONNX_NODE_NAME: StringAttr(label)},
+    )
+    Rewriter.insert_op(new, point)
+    new.Y.name_hint = gemm.Y.name_hint
+    result = new.Y
+    if blocks > 1:  # one row: [1, N, 1, 1] in NCHW is [1, N]
+        unblock = kernel.UnblockOp.create(
+            operands=[new.Y],
+            result_types=[TensorType(f32, [1, outputs, 1, 1])],
+            attributes={ONNX_NODE_NAME: StringAttr(f"{label} output")},
+        )
+        Rewriter.insert_op(unblock, point)
+        result = unblock.Y
+    gemm.Y.replace_all_uses_with(_reshaped(result, [rows, outputs], point))
+    Rewriter.erase_op(gemm)
+
+
+def _reshaped(value: SSAValue, shape: list[int], point: InsertPoint) -> SSAValue:
+    """`value` as `shape` (same elements, row-major): an onnx.Reshape."""
+    target = _const_op(np.array(shape, np.int64), "shape", point)
+    reshape = onnx.ReshapeOp.create(operands=[value, target], result_types=[TensorType(f32, shape)])
+    Rewriter.insert_op(reshape, point)
+    return reshape.reshaped
+
+
+def _conv_properties(
+    strides: list[int],
+    dilations: list[int],
+    pads: list[int],
+    kernel_shape: list[int],
+    group: int,
+    kernels: Kernels,
+) -> dict[str, Attribute]:
+    return {
+        "strides": _ints(strides),
+        "dilations": _ints(dilations),
+        "pads": _ints(pads),
+        "kernel_shape": _ints(kernel_shape),
+        "group": IntegerAttr(group, i64),
+        "pixels": IntegerAttr(kernels.pixels, i64),
+    }
+
+
+def _packed(
+    w_value: SSAValue,
+    b_value: SSAValue,
+    weights: np.ndarray,
+    bias: np.ndarray | None,
+    depthwise: bool,
+    kernels: Kernels,
+    made: dict[tuple[object, ...], SSAValue],
+    point: InsertPoint,
+    label: str,
+) -> tuple[SSAValue, SSAValue]:
+    """The packed weights [M, C, KH, KW] and bias [M] of a kernel (made once
+    per weight value): dense ones as [M/b, C, KH, KW, b], depthwise ones as
+    [C/b, KH, KW, b], the bias padded to whole blocks."""
+    outputs = weights.shape[0]
+    lanes = block_size(outputs, kernels.lanes)
+    blocks = -(-outputs // lanes)
+    if ("w", w_value, lanes) not in made:
+        padded = np.zeros((blocks * lanes, *weights.shape[1:]), np.float32)
+        padded[:outputs] = weights
+        if depthwise:  # [C/b, b, 1, KH, KW] -> [C/b, KH, KW, b]
+            packed = padded.reshape(blocks, lanes, *weights.shape[2:]).transpose(0, 2, 3, 1)
+        else:  # [M/b, b, C, KH, KW] -> [M/b, C, KH, KW, b]
+            packed = padded.reshape(blocks, lanes, *weights.shape[1:]).transpose(0, 2, 3, 4, 1)
+        hint = f"{w_value.name_hint or label}_packed"
+        made["w", w_value, lanes] = _const_op(np.ascontiguousarray(packed), hint, point)
+    if bias is None:
+        return made["w", w_value, lanes], _none(point)
+    if ("b", b_value, lanes) not in made:
+        padded_bias = np.zeros(blocks * lanes, np.float32)
+        padded_bias[:outputs] = bias.reshape(-1)
+        hint = f"{b_value.name_hint or label}_padded"
+        made["b", b_value, lanes] = _const_op(padded_bias, hint, point)
+    return made["w", w_value, lanes], made["b", b_value, lanes]
 
 
 def _consistent(
@@ -362,15 +453,25 @@ def _clip_bounds(clip: onnx.ClipOp) -> tuple[float, float] | None:
     return bounds[0], bounds[1]
 
 
-def _fuse_user(
-    unblock: kernel.UnblockOp, kernels: Kernels, made: dict[tuple[object, ...], SSAValue]
-) -> bool:
-    """Fuse the only user of `unblock`'s convolution into it, if it can."""
-    conv = unblock.X.owner
-    user = _only_user(unblock.Y)
-    if not isinstance(conv, kernel.ConvOp) or user is None or _only_user(conv.Y) is not unblock:
-        return False
-    if conv.attr("activation"):
+def _conv_behind(value: SSAValue) -> kernel.ConvOp | None:
+    """The kernel whose result `value` is, seen through unblocks and reshapes
+    that are each the only use of what they read."""
+    owner = value.owner
+    while isinstance(owner, kernel.UnblockOp | onnx.ReshapeOp):
+        source = owner.operands[0]
+        if _only_user(source) is not owner:
+            return None
+        owner = source.owner
+    return owner if isinstance(owner, kernel.ConvOp) else None
+
+
+def _fuse_user(view: Operation, kernels: Kernels, made: dict[tuple[object, ...], SSAValue]) -> bool:
+    """Fuse the only user of the result of `view` (an unblock or reshape of
+    a kernel's result) into the kernel, if it can."""
+    result = view.results[0]
+    conv = _conv_behind(result)
+    user = _only_user(result)
+    if conv is None or user is None or conv.attr("activation"):
         return False
     if isinstance(user, onnx.ReluOp):
         conv.properties["activation"] = StringAttr("Relu")
@@ -378,34 +479,56 @@ def _fuse_user(
         conv.properties["activation"] = StringAttr("Clip")
         conv.properties["clip_min"] = FloatAttr(bounds[0], f32)
         conv.properties["clip_max"] = FloatAttr(bounds[1], f32)
-    elif isinstance(user, onnx.AddOp) and isinstance(conv.R.owner, onnx.NoValueOp):
+    elif (
+        isinstance(user, onnx.AddOp)
+        and isinstance(conv.R.owner, onnx.NoValueOp)
+        and view.operands[0].owner is conv
+    ):
         a, b = user.operands
-        other = b if a is unblock.Y else a
-        if other.type != unblock.Y.type or a is b:
+        other = b if a is result else a
+        if other.type != result.type or a is b:
             return False
-        nchw = other.type
-        assert isinstance(nchw, TensorType)
         if not _defined_before(other, conv):  # e.g. a shortcut computed after it
-            for moved in (conv, unblock):
+            for moved in (conv, view):
                 moved.detach()
                 Rewriter.insert_op(moved, InsertPoint.before(user))
-        blocked = made.get(("x", other))
-        if blocked is None or not _defined_before(blocked, conv):
-            block = kernel.BlockOp.create(
-                operands=[other], result_types=[blocked_type(nchw, kernels.lanes)]
-            )
-            Rewriter.insert_op(block, InsertPoint.before(conv))
-            made.setdefault(("x", other), block.Y)
-            blocked = block.Y
-        conv.operands[3] = blocked
+        conv.operands[3] = _residual(other, view, conv, kernels, made)
     else:
         return False
     label = f"{onnx.node_name(conv)}+{onnx.node_name(user) or user.name}"
     conv.attributes[ONNX_NODE_NAME] = StringAttr(label)
-    unblock.attributes[ONNX_NODE_NAME] = StringAttr(f"{label} output")
-    user.results[0].replace_all_uses_with(unblock.Y)
+    if isinstance(view, kernel.UnblockOp):
+        view.attributes[ONNX_NODE_NAME] = StringAttr(f"{label} output")
+    user.results[0].replace_all_uses_with(result)
     Rewriter.erase_op(user)
     return True
+
+
+def _residual(
+    other: SSAValue,
+    view: Operation,
+    conv: kernel.ConvOp,
+    kernels: Kernels,
+    made: dict[tuple[object, ...], SSAValue],
+) -> SSAValue:
+    """`other` in `conv`'s blocked layout: blocked like an input, or, when
+    `view` is a reshape of the result (a Gemm's), reshaped back."""
+    point = InsertPoint.before(conv)
+    if isinstance(view, onnx.ReshapeOp):
+        result_type = conv.Y.type
+        assert isinstance(result_type, TensorType)
+        return _reshaped(other, list(result_type.get_shape()), point)
+    blocked = made.get(("x", other))
+    if blocked is None or not _defined_before(blocked, conv):
+        nchw = other.type
+        assert isinstance(nchw, TensorType)
+        block = kernel.BlockOp.create(
+            operands=[other], result_types=[blocked_type(nchw, kernels.lanes)]
+        )
+        Rewriter.insert_op(block, point)
+        made.setdefault(("x", other), block.Y)
+        blocked = block.Y
+    return blocked
 
 
 def _residual_in_place(conv: kernel.ConvOp) -> None:

@@ -154,3 +154,40 @@ def test_fused_ops_leave_the_graph() -> None:
 
 def test_targets_without_kernels_keep_plain_loops() -> None:
     assert _kernel_ops(CONVS["3x3_pad1"](), "cortex-m0") == []
+
+
+def _gemm(rows: int, depth: int, outputs: int, trans_b: int, relu: bool, **attributes):
+    rng = np.random.default_rng(rows * 1000 + outputs)
+    shape = (outputs, depth) if trans_b else (depth, outputs)
+    b = (rng.standard_normal(shape) / np.sqrt(depth)).astype(np.float32)
+    c = rng.standard_normal(outputs).astype(np.float32)
+    nodes = [helper.make_node("Gemm", ["x", "b", "c"], ["g"], transB=trans_b, **attributes)]
+    nodes.append(helper.make_node("Relu" if relu else "Identity", ["g"], ["y"]))
+    weights = [numpy_helper.from_array(b, "b"), numpy_helper.from_array(c, "c")]
+    return _model(nodes, weights, [rows, depth], outputs=(("y", [rows, outputs]),))
+
+
+GEMMS = {
+    "one_row_many_blocks_relu": lambda: _gemm(1, 400, 120, 1, True),
+    "rows_one_block": lambda: _gemm(5, 64, 10, 1, False),
+    "not_transposed": lambda: _gemm(1, 84, 10, 0, True),
+}
+
+
+@pytest.mark.parametrize("name", list(GEMMS))
+def test_gemm(name: str) -> None:
+    model = GEMMS[name]()
+    assert _kernel_ops(model, "host") == ["kernel.conv"]
+    _compare(model, "host")
+    if "relu" in name:
+        module = lower(import_model(model).module, "kernels", target="host")
+        assert "onnx.Relu" not in [op.name for op in module.walk()]
+
+
+def test_gemm_kernels_leave_what_they_do_not_compute() -> None:
+    """alpha != 1, and many rows of many blocks (the result would need a
+    transposition), stay with the plain lowering."""
+    assert _kernel_ops(_gemm(1, 16, 8, 1, False, alpha=0.5), "host") == []
+    wide = _gemm(4, 32, 40, 1, False)
+    assert _kernel_ops(wide, "host") == []
+    _compare(wide, "host")

@@ -285,6 +285,68 @@ def reduce(
     return Case((In((2, 3, 4), domain), axes_input), attributes, exact=exact)
 
 
+def _body(row: ElementType, name: str, inputs, nodes, outputs) -> onnx.GraphProto:
+    """A subgraph of `nodes`; inputs and outputs as (name, element code or
+    None for the swept type, shape)."""
+
+    def info(value: tuple[str, int | None, tuple[int, ...]]) -> onnx.ValueInfoProto:
+        code = row.onnx_code if value[1] is None else value[1]
+        return helper.make_tensor_value_info(value[0], code, value[2])
+
+    return helper.make_graph(nodes, name, [info(v) for v in inputs], [info(v) for v in outputs])
+
+
+def _if_branches(row: ElementType) -> dict[str, Any]:
+    """Each branch yields a constant of the swept type (a branch cannot read
+    an input the If node lists: its only input is the condition)."""
+    tag = row.name
+    branches = {}
+    for branch in ("then", "else"):
+        value = numpy_helper.from_array(_values(row, (3, 3), "small"), f"{branch}_c_{tag}")
+        node = helper.make_node("Constant", [], [f"{branch}_{tag}"], value=value)
+        branches[f"{branch}_branch"] = _body(
+            row, f"{branch}_{tag}", [], [node], [(f"{branch}_{tag}", None, (3, 3))]
+        )
+    return branches
+
+
+def _loop_body(row: ElementType) -> dict[str, Any]:
+    """Each trip transposes the carried value (3 trips: transposed)."""
+    tag = row.name
+    body = _body(
+        row,
+        f"loop_{tag}",
+        [
+            (f"i_{tag}", onnx.TensorProto.INT64, ()),
+            (f"c_{tag}", onnx.TensorProto.BOOL, ()),
+            (f"v_{tag}", None, (3, 3)),
+        ],
+        [
+            helper.make_node("Identity", [f"c_{tag}"], [f"co_{tag}"]),
+            helper.make_node("Transpose", [f"v_{tag}"], [f"vo_{tag}"], perm=[1, 0]),
+        ],
+        [(f"co_{tag}", onnx.TensorProto.BOOL, ()), (f"vo_{tag}", None, (3, 3))],
+    )
+    return {"body": body}
+
+
+def _scan_body(row: ElementType) -> dict[str, Any]:
+    """The state becomes each slice in turn; the scan output is the state
+    before it, transposed."""
+    tag = row.name
+    body = _body(
+        row,
+        f"scan_{tag}",
+        [(f"s_{tag}", None, (3, 3)), (f"x_{tag}", None, (3, 3))],
+        [
+            helper.make_node("Identity", [f"x_{tag}"], [f"so_{tag}"]),
+            helper.make_node("Transpose", [f"s_{tag}"], [f"y_{tag}"], perm=[1, 0]),
+        ],
+        [(f"so_{tag}", None, (3, 3)), (f"y_{tag}", None, (3, 3))],
+    )
+    return {"body": body, "num_scan_inputs": 1}
+
+
 CASES: dict[str, Case] = {
     "Abs": unary(exact=True),
     "Acos": unary("unit"),
@@ -486,6 +548,28 @@ CASES: dict[str, Case] = {
     "HardSigmoid": unary(),
     "HardSwish": unary(),
     "Identity": unary(exact=True),
+    # control flow over every type: the bodies move values, never compute
+    "If": Case(
+        (In((), dtype="bool"),),
+        type_variable="V",
+        exact=True,
+        typed_attributes=_if_branches,
+    ),
+    "Loop": Case(
+        (In((), dtype="int64", value=3), In((), dtype="bool", value=True), In((3, 3))),
+        type_variable="V",
+        exact=True,
+        typed_attributes=_loop_body,
+        output_shapes=((3, 3),),
+    ),
+    "Scan": Case(
+        (In((3, 3)), In((4, 3, 3))),
+        type_variable="V",
+        exact=True,
+        outputs=2,
+        typed_attributes=_scan_body,
+        output_shapes=((3, 3), (4, 3, 3)),
+    ),
     "GroupNormalization": Case(
         (In((2, 4, 3)), In((4,), value="scale"), In((4,), value="bias")), {"num_groups": 2}
     ),
