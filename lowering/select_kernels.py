@@ -33,9 +33,6 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     Builtin,
-    DenseArrayBase,
-    Float32Type,
-    FloatAttr,
     IntegerAttr,
     ModuleOp,
     StringAttr,
@@ -43,32 +40,26 @@ from xdsl.dialects.builtin import (
     f32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc.dialects import kernel, onnx
-from onnxc.dialects.constants import constant_attr, elements_to_numpy
 from onnxc.ir_names import ONNX_NODE_NAME
+from onnxc.lowering.kernel_epilogues import fuse_user, pass_layout_on, residual_in_place
+from onnxc.lowering.kernel_ir import (
+    Made,
+    block_size,
+    blocked_type,
+    constant_of,
+    constant_op,
+    ints,
+    no_value,
+    reshaped,
+    static_float,
+    window_fits,
+)
 from onnxc.targets import Kernels, get_target
-
-
-def block_size(channels: int, lanes: int) -> int:
-    """The channel block of a tensor of `channels` channels: all of them when
-    they fit one block, else the largest multiple of 4 up to `lanes` dividing
-    them (no padding lanes), else `lanes`."""
-    if channels <= lanes:
-        return channels
-    for size in range(lanes, 3, -4):
-        if channels % size == 0:
-            return size
-    return lanes
-
-
-def blocked_type(nchw: TensorType, lanes: int) -> TensorType:
-    n, c, h, w = nchw.get_shape()
-    b = block_size(c, lanes)
-    return TensorType(nchw.get_element_type(), [n, -(-c // b), h, w, b])
 
 
 @dataclass(frozen=True)
@@ -89,7 +80,7 @@ class SelectKernelsPass(ModulePass):
 
 
 def _select(block: Block, kernels: Kernels) -> None:
-    made: dict[tuple[object, ...], SSAValue] = {}  # one packing, one block per value
+    made: Made = {}  # one packing, one block per value
     for conv in [o for o in block.ops if isinstance(o, onnx.ConvOp)]:
         _block_conv(conv, kernels, made)
     for gemm in [o for o in block.ops if isinstance(o, onnx.GemmOp)]:
@@ -98,13 +89,13 @@ def _select(block: Block, kernels: Kernels) -> None:
     while changed:
         changed = False
         for view in [o for o in block.ops if isinstance(o, kernel.UnblockOp | onnx.ReshapeOp)]:
-            changed |= _fuse_user(view, kernels, made)
+            changed |= fuse_user(view, kernels, made)
         for pool in [o for o in block.ops if isinstance(o, _POOLS)]:
             changed |= _block_pool(pool)
     for reblock in [o for o in block.ops if isinstance(o, kernel.BlockOp)]:
-        _pass_layout_on(reblock)
+        pass_layout_on(reblock)
     for conv in [o for o in block.ops if isinstance(o, kernel.ConvOp)]:
-        _residual_in_place(conv)
+        residual_in_place(conv)
     for dead in reversed(list(block.ops)):
         if isinstance(dead, kernel.UnblockOp | kernel.BlockOp | onnx.ConstantOp | onnx.NoValueOp):
             if not dead.results[0].uses:
@@ -115,52 +106,10 @@ def _select(block: Block, kernels: Kernels) -> None:
 # Convolutions
 
 
-def _static(value: SSAValue) -> TensorType | None:
-    value_type = value.type
-    if not isinstance(value_type, TensorType) or not isinstance(
-        value_type.get_element_type(), Float32Type
-    ):
-        return None
-    return value_type if all(s >= 0 for s in value_type.get_shape()) else None
-
-
-def _constant(value: SSAValue) -> np.ndarray | None:
-    owner = value.owner
-    if isinstance(owner, onnx.ConstantOp):
-        attr = owner.properties.get("value")
-        return None if attr is None else elements_to_numpy(attr)
-    return None
-
-
-def _const_op(array: np.ndarray, hint: str, point: InsertPoint) -> SSAValue:
-    """An `onnx.Constant` of `array` (float32, or int64 for a shape)."""
-    result_type = TensorType(i64 if array.dtype == np.int64 else f32, array.shape)
-    constant = onnx.ConstantOp.create(
-        result_types=[result_type],
-        properties={"value": constant_attr(array, result_type, hint)},
-        attributes={ONNX_NODE_NAME: StringAttr(hint)},
-    )
-    Rewriter.insert_op(constant, point)
-    constant.results[0].name_hint = hint
-    return constant.results[0]
-
-
-def _none(point: InsertPoint) -> SSAValue:
-    absent = onnx.NoValueOp()
-    Rewriter.insert_op(absent, point)
-    return absent.result
-
-
-def _ints(values: list[int]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, values)
-
-
-def _block_conv(
-    conv: onnx.ConvOp, kernels: Kernels, made: dict[tuple[object, ...], SSAValue]
-) -> None:
-    x_type, y_type = _static(conv.X), _static(conv.Y)
-    weights = _constant(conv.W)
-    bias = None if isinstance(conv.B.owner, onnx.NoValueOp) else _constant(conv.B)
+def _block_conv(conv: onnx.ConvOp, kernels: Kernels, made: Made) -> None:
+    x_type, y_type = static_float(conv.X), static_float(conv.Y)
+    weights = constant_of(conv.W)
+    bias = None if isinstance(conv.B.owner, onnx.NoValueOp) else constant_of(conv.B)
     if x_type is None or y_type is None or weights is None or weights.ndim != 4:
         return
     if bias is None and not isinstance(conv.B.owner, onnx.NoValueOp):
@@ -194,7 +143,7 @@ def _block_conv(
         list(strides), list(dilations), list(pads), kernel_shape, group, kernels
     )
     new = kernel.ConvOp.create(
-        operands=[made["x", conv.X], w, b, _none(point)],
+        operands=[made["x", conv.X], w, b, no_value(point)],
         result_types=[blocked_result],
         properties=properties,
         attributes={ONNX_NODE_NAME: StringAttr(label)},
@@ -210,17 +159,15 @@ def _block_conv(
     Rewriter.erase_op(conv)
 
 
-def _block_gemm(
-    gemm: onnx.GemmOp, kernels: Kernels, made: dict[tuple[object, ...], SSAValue]
-) -> None:
+def _block_gemm(gemm: onnx.GemmOp, kernels: Kernels, made: Made) -> None:
     """`Y = A B + C` with constant B (and C of N elements) -> a 1x1 kernel.conv:
     A [M, K] is, byte for byte, a blocked [1, 1, 1, M, K] tensor (one block of
     K channels, M pixels of one row). Taken when the result needs no
     transposition: one output block (N up to the lanes) or one row (M = 1)."""
-    a_type, y_type = _static(gemm.A), _static(gemm.Y)
-    weights = _constant(gemm.B)
+    a_type, y_type = static_float(gemm.A), static_float(gemm.Y)
+    weights = constant_of(gemm.B)
     has_bias = not isinstance(gemm.C.owner, onnx.NoValueOp)
-    bias = _constant(gemm.C) if has_bias else None
+    bias = constant_of(gemm.C) if has_bias else None
     if a_type is None or y_type is None or weights is None or weights.ndim != 2:
         return
     if gemm.attr("transA") or gemm.attr("alpha") != 1.0:
@@ -238,10 +185,10 @@ def _block_gemm(
     w, b = _packed(
         gemm.B, gemm.C, matrix[:, :, None, None], bias, False, kernels, made, point, label
     )
-    x = _reshaped(gemm.A, [1, 1, 1, rows, depth], point)
+    x = reshaped(gemm.A, [1, 1, 1, rows, depth], point)
     blocks = -(-outputs // lanes)
     new = kernel.ConvOp.create(
-        operands=[x, w, b, _none(point)],
+        operands=[x, w, b, no_value(point)],
         result_types=[TensorType(f32, [1, blocks, 1, rows, lanes])],
         properties=_conv_properties([1, 1], [1, 1], [0, 0, 0, 0], [1, 1], 1, kernels),
         attributes={ONNX_NODE_NAME: StringAttr(label)},
@@ -257,16 +204,8 @@ def _block_gemm(
         )
         Rewriter.insert_op(unblock, point)
         result = unblock.Y
-    gemm.Y.replace_all_uses_with(_reshaped(result, [rows, outputs], point))
+    gemm.Y.replace_all_uses_with(reshaped(result, [rows, outputs], point))
     Rewriter.erase_op(gemm)
-
-
-def _reshaped(value: SSAValue, shape: list[int], point: InsertPoint) -> SSAValue:
-    """`value` as `shape` (same elements, row-major): an onnx.Reshape."""
-    target = _const_op(np.array(shape, np.int64), "shape", point)
-    reshape = onnx.ReshapeOp.create(operands=[value, target], result_types=[TensorType(f32, shape)])
-    Rewriter.insert_op(reshape, point)
-    return reshape.reshaped
 
 
 def _conv_properties(
@@ -278,10 +217,10 @@ def _conv_properties(
     kernels: Kernels,
 ) -> dict[str, Attribute]:
     return {
-        "strides": _ints(strides),
-        "dilations": _ints(dilations),
-        "pads": _ints(pads),
-        "kernel_shape": _ints(kernel_shape),
+        "strides": ints(strides),
+        "dilations": ints(dilations),
+        "pads": ints(pads),
+        "kernel_shape": ints(kernel_shape),
         "group": IntegerAttr(group, i64),
         "pixels": IntegerAttr(kernels.pixels, i64),
     }
@@ -294,7 +233,7 @@ def _packed(
     bias: np.ndarray | None,
     depthwise: bool,
     kernels: Kernels,
-    made: dict[tuple[object, ...], SSAValue],
+    made: Made,
     point: InsertPoint,
     label: str,
 ) -> tuple[SSAValue, SSAValue]:
@@ -312,14 +251,14 @@ def _packed(
         else:  # [M/b, b, C, KH, KW] -> [M/b, C, KH, KW, b]
             packed = padded.reshape(blocks, lanes, *weights.shape[1:]).transpose(0, 2, 3, 4, 1)
         hint = f"{w_value.name_hint or label}_packed"
-        made["w", w_value, lanes] = _const_op(np.ascontiguousarray(packed), hint, point)
+        made["w", w_value, lanes] = constant_op(np.ascontiguousarray(packed), hint, point)
     if bias is None:
-        return made["w", w_value, lanes], _none(point)
+        return made["w", w_value, lanes], no_value(point)
     if ("b", b_value, lanes) not in made:
         padded_bias = np.zeros(blocks * lanes, np.float32)
         padded_bias[:outputs] = bias.reshape(-1)
         hint = f"{b_value.name_hint or label}_padded"
-        made["b", b_value, lanes] = _const_op(padded_bias, hint, point)
+        made["b", b_value, lanes] = constant_op(padded_bias, hint, point)
     return made["w", w_value, lanes], made["b", b_value, lanes]
 
 
@@ -337,7 +276,7 @@ def _consistent(
         return False
     if w_shape[1] * group != channels or y_type.get_shape()[:2] != (n, w_shape[0]):
         return False
-    return _window_fits(
+    return window_fits(
         x_type,
         y_type,
         kernel_shape,
@@ -357,7 +296,7 @@ def _block_pool(pool: onnx.OnnxOp) -> bool:
     """A 2-D pooling of a kernel's unblocked result -> `kernel.pool` of the
     blocked one, unblocked after it (so the layout passes on)."""
     unblock = pool.operands[0].owner
-    x_type, y_type = _static(pool.operands[0]), _static(pool.results[0])
+    x_type, y_type = static_float(pool.operands[0]), static_float(pool.results[0])
     if not isinstance(unblock, kernel.UnblockOp) or x_type is None or y_type is None:
         return False
     if len(x_type.get_shape()) != 4 or any(list(r.uses) for r in pool.results[1:]):
@@ -376,7 +315,7 @@ def _block_pool(pool: onnx.OnnxOp) -> bool:
         dilations = pool.attr("dilations") or [1, 1]
         pads = pool.attr("pads") or [0, 0, 0, 0]
         include_pad = int(isinstance(pool, onnx.AveragePoolOp) and pool.attr("count_include_pad"))
-    if len(kernel_shape) != 2 or not _window_fits(
+    if len(kernel_shape) != 2 or not window_fits(
         x_type, y_type, kernel_shape, strides, dilations, pads
     ):
         return False
@@ -389,10 +328,10 @@ def _block_pool(pool: onnx.OnnxOp) -> bool:
         result_types=[TensorType(f32, [n, blocks, *y_type.get_shape()[2:], b])],
         properties={
             "mode": StringAttr("average" if average else "max"),
-            "kernel_shape": _ints(list(kernel_shape)),
-            "strides": _ints(list(strides)),
-            "dilations": _ints(list(dilations)),
-            "pads": _ints(list(pads)),
+            "kernel_shape": ints(list(kernel_shape)),
+            "strides": ints(list(strides)),
+            "dilations": ints(list(dilations)),
+            "pads": ints(list(pads)),
             "count_include_pad": IntegerAttr(include_pad, i64),
         },
         attributes={ONNX_NODE_NAME: StringAttr(onnx.node_name(pool) or "pool")},
@@ -407,157 +346,3 @@ def _block_pool(pool: onnx.OnnxOp) -> bool:
     pool.results[0].replace_all_uses_with(after.Y)
     Rewriter.erase_op(pool)
     return True
-
-
-def _window_fits(
-    x_type: TensorType,
-    y_type: TensorType,
-    kernel_shape: list[int],
-    strides: list[int],
-    dilations: list[int],
-    pads: list[int],
-) -> bool:
-    """Whether the output's spatial size is the window's (floor mode) and the
-    window's numbers are sane."""
-    if len(strides) != 2 or len(dilations) != 2 or len(pads) != 4:
-        return False
-    if min(pads) < 0 or min(strides) < 1 or min(dilations) < 1 or min(kernel_shape) < 1:
-        return False
-    size = x_type.get_shape()[2:]
-    expected = [
-        (size[i] + pads[i] + pads[i + 2] - dilations[i] * (kernel_shape[i] - 1) - 1) // strides[i]
-        + 1
-        for i in range(2)
-    ]
-    return list(y_type.get_shape()[2:]) == expected and min(expected) > 0
-
-
-# --------------------------------------------------------------------------
-# Epilogues
-
-
-def _only_user(value: SSAValue) -> Operation | None:
-    uses = list(value.uses)
-    return uses[0].operation if len(uses) == 1 else None
-
-
-def _clip_bounds(clip: onnx.ClipOp) -> tuple[float, float] | None:
-    bounds = [float("-inf"), float("inf")]
-    for index, operand in enumerate(clip.operands[1:3]):
-        if isinstance(operand.owner, onnx.NoValueOp):
-            continue
-        value = _constant(operand)
-        if value is None or value.size != 1:
-            return None
-        bounds[index] = float(value.reshape(()))
-    return bounds[0], bounds[1]
-
-
-def _conv_behind(value: SSAValue) -> kernel.ConvOp | None:
-    """The kernel whose result `value` is, seen through unblocks and reshapes
-    that are each the only use of what they read."""
-    owner = value.owner
-    while isinstance(owner, kernel.UnblockOp | onnx.ReshapeOp):
-        source = owner.operands[0]
-        if _only_user(source) is not owner:
-            return None
-        owner = source.owner
-    return owner if isinstance(owner, kernel.ConvOp) else None
-
-
-def _fuse_user(view: Operation, kernels: Kernels, made: dict[tuple[object, ...], SSAValue]) -> bool:
-    """Fuse the only user of the result of `view` (an unblock or reshape of
-    a kernel's result) into the kernel, if it can."""
-    result = view.results[0]
-    conv = _conv_behind(result)
-    user = _only_user(result)
-    if conv is None or user is None or conv.attr("activation"):
-        return False
-    if isinstance(user, onnx.ReluOp):
-        conv.properties["activation"] = StringAttr("Relu")
-    elif isinstance(user, onnx.ClipOp) and (bounds := _clip_bounds(user)) is not None:
-        conv.properties["activation"] = StringAttr("Clip")
-        conv.properties["clip_min"] = FloatAttr(bounds[0], f32)
-        conv.properties["clip_max"] = FloatAttr(bounds[1], f32)
-    elif (
-        isinstance(user, onnx.AddOp)
-        and isinstance(conv.R.owner, onnx.NoValueOp)
-        and view.operands[0].owner is conv
-    ):
-        a, b = user.operands
-        other = b if a is result else a
-        if other.type != result.type or a is b:
-            return False
-        if not _defined_before(other, conv):  # e.g. a shortcut computed after it
-            for moved in (conv, view):
-                moved.detach()
-                Rewriter.insert_op(moved, InsertPoint.before(user))
-        conv.operands[3] = _residual(other, view, conv, kernels, made)
-    else:
-        return False
-    label = f"{onnx.node_name(conv)}+{onnx.node_name(user) or user.name}"
-    conv.attributes[ONNX_NODE_NAME] = StringAttr(label)
-    if isinstance(view, kernel.UnblockOp):
-        view.attributes[ONNX_NODE_NAME] = StringAttr(f"{label} output")
-    user.results[0].replace_all_uses_with(result)
-    Rewriter.erase_op(user)
-    return True
-
-
-def _residual(
-    other: SSAValue,
-    view: Operation,
-    conv: kernel.ConvOp,
-    kernels: Kernels,
-    made: dict[tuple[object, ...], SSAValue],
-) -> SSAValue:
-    """`other` in `conv`'s blocked layout: blocked like an input, or, when
-    `view` is a reshape of the result (a Gemm's), reshaped back."""
-    point = InsertPoint.before(conv)
-    if isinstance(view, onnx.ReshapeOp):
-        result_type = conv.Y.type
-        assert isinstance(result_type, TensorType)
-        return _reshaped(other, list(result_type.get_shape()), point)
-    blocked = made.get(("x", other))
-    if blocked is None or not _defined_before(blocked, conv):
-        nchw = other.type
-        assert isinstance(nchw, TensorType)
-        block = kernel.BlockOp.create(
-            operands=[other], result_types=[blocked_type(nchw, kernels.lanes)]
-        )
-        Rewriter.insert_op(block, point)
-        made.setdefault(("x", other), block.Y)
-        blocked = block.Y
-    return blocked
-
-
-def _residual_in_place(conv: kernel.ConvOp) -> None:
-    """Write `conv`'s result over its residual's buffer when that is the
-    residual's last use and the buffer is a kernel's own result."""
-    residual = conv.R
-    if not isinstance(residual.owner, kernel.ConvOp | kernel.PoolOp) or residual is conv.X:
-        return  # (the input is read at other pixels than the one written)
-    for use in residual.uses:
-        user = use.operation
-        if user is not conv and not (
-            user.parent_block() is conv.parent_block() and user.is_before_in_block(conv)
-        ):
-            return
-    conv.properties["in_place"] = IntegerAttr(1, i64)
-
-
-def _defined_before(value: SSAValue, op: Operation) -> bool:
-    """Whether `value` is available at `op` (same block, defined earlier)."""
-    owner = value.owner
-    if not isinstance(owner, Operation):
-        return True
-    block = op.parent_block()
-    return owner.parent_block() is block and block is not None and owner.is_before_in_block(op)
-
-
-def _pass_layout_on(reblock: kernel.BlockOp) -> None:
-    """`kernel.block(kernel.unblock(y))` -> `y`."""
-    unblock = reblock.X.owner
-    if isinstance(unblock, kernel.UnblockOp) and unblock.X.type == reblock.Y.type:
-        reblock.Y.replace_all_uses_with(unblock.X)
-        Rewriter.erase_op(reblock)
