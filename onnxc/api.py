@@ -19,7 +19,7 @@ import json
 import re
 import shlex
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,8 @@ import numpy as np
 import onnx
 from xdsl.dialects.builtin import ModuleOp
 
-from onnxc import __version__, compile_cache, element_types
+from onnxc import __version__, compile_cache, container_io, element_types
+from onnxc.containers import Containers, ShapeArgument
 from onnxc.dialects.constants import released_resources
 from onnxc.emit.build import CompiledC, build_extension, is_built
 from onnxc.emit.c_interface import print_c_files
@@ -64,6 +65,8 @@ class GeneratedC:
     sizes); None when some size has no bound."""
     dims: list[str] = field(default_factory=list[str])
     """The free dimensions, in the order the C entry points take them."""
+    containers: Containers = field(default_factory=Containers)
+    """The sequence and optional inputs and outputs, as the tensors they became."""
 
     @property
     def bounded(self) -> bool:
@@ -137,6 +140,7 @@ class GeneratedC:
                 "input_defaults": defaults,
                 "workspace_size": self.workspace_size,
                 "dims": self.dims,
+                "containers": container_io.to_plain(self.containers),
             }
         )
         return header, dict(self.files)
@@ -163,6 +167,7 @@ class GeneratedC:
             defaults,
             workspace_size,
             [str(d) for d in plain["dims"]],
+            container_io.from_plain(plain["containers"]),
         )
 
 
@@ -274,6 +279,7 @@ def _generate(
         imported.input_defaults,
         printed.workspace_size,
         printed.dims,
+        imported.containers,
     )
 
 
@@ -320,7 +326,7 @@ def generate_c(
     model: ModelLike,
     *,
     dims: Mapping[str, int] | None = None,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, ShapeArgument] | None = None,
     max_dims: Mapping[str, int] | None = None,
     name: str | None = None,
     target: str = "host",
@@ -365,8 +371,13 @@ class CompiledModel:
         self.target = target
         self.runner = runner
         """Runs the C: a `CompiledC` in-process, an `EmulatedC` on MCU targets."""
-        self.input_names: list[str] = [s.name for s in runner.inputs]
-        self.output_names: list[str] = [s.name for s in runner.outputs]
+        containers = generated.containers
+        self.input_names: list[str] = container_io.grouped_names(
+            [s.name for s in runner.inputs], containers.inputs
+        )
+        self.output_names: list[str] = container_io.grouped_names(
+            [s.name for s in runner.outputs], containers.outputs
+        )
         self.input_shapes: list[tuple[Dim, ...]] = [s.shape for s in runner.inputs]
         self.output_shapes: list[tuple[Dim, ...]] = [s.shape for s in runner.outputs]
         self.workspace_size = runner.workspace_size
@@ -379,7 +390,13 @@ class CompiledModel:
     def header_source(self) -> str:
         return self.generated.header_source
 
-    def run(self, inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    def run(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
+        """The outputs for `inputs`, by name; a sequence input is given and a
+        sequence output returned as a list of arrays, an optional one as an
+        array or None."""
+        containers = self.generated.containers
+        if containers:
+            inputs = container_io.flatten_inputs(self.name, inputs, containers)
         arrays: list[np.ndarray] = []
         given = 0
         for spec in self.runner.inputs:
@@ -392,13 +409,14 @@ class CompiledModel:
                 raise RunError(f"{self.name}: missing input '{spec.name}'")
             arrays.append(self._prepare(spec, value))
         if given != len(inputs):
-            unknown = sorted(set(inputs) - set(self.input_names))
+            unknown = sorted(set(inputs) - {s.name for s in self.runner.inputs})
             raise RunError(
                 f"{self.name}: unknown input(s) {', '.join(map(repr, unknown))} "
                 f"(inputs: {', '.join(self.input_names)})"
             )
         outputs = self.runner.call(arrays)
-        return dict(zip(self.output_names, outputs, strict=True))
+        named = dict(zip((s.name for s in self.runner.outputs), outputs, strict=True))
+        return container_io.group_outputs(named, containers) if containers else named
 
     def _prepare(self, spec: TensorSpec, value: Any) -> np.ndarray:
         """`value` as a C-contiguous array of the input's element type; values of
@@ -412,7 +430,7 @@ class CompiledModel:
             raise RunError(f"{self.name}: input '{spec.name}' must be {dtype}, got {array.dtype}")
         return np.require(array.astype(dtype, copy=False), requirements="C")
 
-    def __call__(self, *inputs: Any) -> list[np.ndarray]:
+    def __call__(self, *inputs: Any) -> list[Any]:
         if len(inputs) > len(self.input_names):
             raise RunError(f"{self.name}: takes {len(self.input_names)} inputs, got {len(inputs)}")
         return list(self.run(dict(zip(self.input_names, inputs, strict=False))).values())
@@ -466,7 +484,7 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     model: ModelLike,
     *,
     dims: Mapping[str, int] | None = None,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, ShapeArgument] | None = None,
     max_dims: Mapping[str, int] | None = None,
     name: str | None = None,
     target: str = "host",

@@ -20,19 +20,47 @@ from onnxc.api import CompiledModel, compile
 
 
 class OnnxcBackendRep(BackendRep):
-    """A compiled model behind the backend interface."""
+    """A compiled model behind the backend interface. A model with sequence or
+    optional inputs is compiled at its first run, for the lengths and presence
+    of the inputs given then (onnxc resolves sequences at compile time), and
+    again for inputs of another length."""
 
-    def __init__(self, model: CompiledModel):
-        self.model = model
+    def __init__(self, model: onnx.ModelProto, options: dict[str, Any]):
+        self.proto = model
+        self.options = options
+        self.containers = [v.name for v in model.graph.input if not v.type.HasField("tensor_type")]
+        self.compiled: dict[str, CompiledModel] = {}
+        if not self.containers:
+            self.model = compile(model, name="model", **options)
 
-    def run(self, inputs: Any, **kwargs: Any) -> tuple[np.ndarray, ...]:
+    def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
+        graph = self.proto.graph
+        defaults = {t.name for t in graph.initializer}  # inputs with a default come last
+        names = [v.name for v in graph.input if v.name not in defaults]
+        names += [v.name for v in graph.input if v.name in defaults]
         if isinstance(inputs, Mapping):
             feeds = dict(inputs)
         else:
             if isinstance(inputs, np.ndarray):
                 inputs = [inputs]
-            feeds = dict(zip(self.model.input_names, inputs, strict=False))
-        return tuple(self.model.run(feeds).values())
+            feeds = dict(zip(names, inputs, strict=False))
+        return tuple(self._model_for(feeds).run(feeds).values())
+
+    def _model_for(self, feeds: Mapping[str, Any]) -> CompiledModel:
+        if not self.containers:
+            return self.model
+        shapes = dict(self.options.get("shapes") or {})
+        for name in self.containers:
+            value = feeds.get(name)
+            if value is None or isinstance(value, np.ndarray):
+                shapes[name] = None if value is None else value.shape
+            else:
+                shapes[name] = [np.shape(item) for item in value]
+        key = repr(sorted(shapes.items()))
+        if key not in self.compiled:
+            options = {**self.options, "shapes": shapes}
+            self.compiled[key] = compile(self.proto, name="model", **options)
+        return self.compiled[key]
 
 
 class OnnxcBackend(Backend):
@@ -41,7 +69,7 @@ class OnnxcBackend(Backend):
     @classmethod
     def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> OnnxcBackendRep:
         super().prepare(model, device, **kwargs)
-        return OnnxcBackendRep(compile(model, name="model", **kwargs))
+        return OnnxcBackendRep(model, kwargs)
 
     @classmethod
     def run_model(

@@ -19,9 +19,11 @@ from dataclasses import dataclass
 import onnx
 
 from onnxc import element_types
+from onnxc.containers import ShapeArgument
 from onnxc.errors import OnnxcError
 from onnxc.importer import DOMAINS, ModelLike, load_model, prepare_model
 from onnxc.progress import Progress
+from onnxc.sequence_ops import RESOLVED_OPS
 
 __all__ = ["Gap", "find_gaps", "format_gaps"]
 
@@ -60,7 +62,6 @@ def _type_problem(node: onnx.NodeProto, types: Mapping[str, onnx.TypeProto]) -> 
 def _node_gaps(model: onnx.ModelProto) -> list[Gap]:
     from onnxc.lowering.convert_onnx_to_linalg import lowerings
 
-    lowered = set(lowerings())
     graph = model.graph
     opsets = {("" if o.domain == "ai.onnx" else o.domain): o.version for o in model.opset_import}
     types = {v.name: v.type for v in [*graph.input, *graph.output, *graph.value_info]}
@@ -70,7 +71,9 @@ def _node_gaps(model: onnx.ModelProto) -> list[Gap]:
         domain = node.domain or "ai.onnx"
         if node.domain not in DOMAINS:
             reason = f"domain '{node.domain}' is not supported (only ai.onnx and ai.onnx.ml are)"
-        elif node.op_type not in lowered:
+        elif node.op_type not in lowerings() and node.op_type not in RESOLVED_OPS.get(
+            "" if domain == "ai.onnx" else domain, ()
+        ):
             reason = "operator not supported yet (no lowering)"
         else:
             problem = _type_problem(node, types)
@@ -88,7 +91,7 @@ def find_gaps(
     model: ModelLike,
     *,
     dims: Mapping[str, int] | None = None,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, ShapeArgument] | None = None,
     max_dims: Mapping[str, int] | None = None,
     progress: Progress | None = None,
 ) -> list[Gap]:
@@ -98,7 +101,7 @@ def find_gaps(
     if progress is not None:
         progress.step("load")
     try:
-        prepared, _ = prepare_model(proto, dims, shapes, foreign=True)
+        prepared = prepare_model(proto, dims, shapes, foreign=True).model
     except OnnxcError as error:  # the model as a whole: still list what is readable
         return _node_gaps(proto) or [Gap("", "(model)", None, "", str(error))]
     gaps = _node_gaps(prepared)

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 import onnx
 from onnx import helper, numpy_helper
 
-__all__ = ["all_names", "fresh_name", "inline_constant_branches"]
+__all__ = ["all_names", "fresh_name", "inline_constant_branches", "inline_graph"]
 
 
 def inline_constant_branches(graph: onnx.GraphProto) -> bool:
@@ -56,28 +56,42 @@ def _inlined(
 ) -> list[onnx.NodeProto]:
     """The branch's nodes renamed into the outer graph, its initializers moved
     there, and an Identity per If output."""
-    renamed: dict[str, str] = {}
-    for name in [t.name for t in branch.initializer] + [o for n in branch.node for o in n.output]:
+    nodes, sources = inline_graph(branch, {}, node.name or "If", taken, graph)
+    for result, source in zip(node.output, sources, strict=True):
+        if result:
+            nodes.append(helper.make_node("Identity", [source], [result]))
+    return nodes
+
+
+def inline_graph(
+    body: onnx.GraphProto,
+    bindings: Mapping[str, str],
+    prefix: str,
+    taken: set[str],
+    graph: onnx.GraphProto,
+) -> tuple[list[onnx.NodeProto], list[str]]:
+    """The nodes of subgraph `body` renamed into `graph` (its inputs read the
+    outer names `bindings` gives, the names it defines get fresh names that
+    start with `prefix`, its initializers move to `graph`), and the outer
+    names of its outputs (an output may be an outer value it only forwards)."""
+    renamed: dict[str, str] = dict(bindings)
+    for name in [t.name for t in body.initializer] + [o for n in body.node for o in n.output]:
         if name:
-            renamed[name] = fresh_name(f"{node.name or 'If'}_{name}", taken)
-    for tensor in branch.initializer:
+            renamed[name] = fresh_name(f"{prefix}_{name}", taken)
+    for tensor in body.initializer:
         copy = onnx.TensorProto()
         copy.CopyFrom(tensor)
         copy.name = renamed[tensor.name]
         graph.initializer.append(copy)
     nodes: list[onnx.NodeProto] = []
-    for inner in branch.node:
+    for inner in body.node:
         copy = onnx.NodeProto()
         copy.CopyFrom(inner)
         _rename(copy, renamed)
         if copy.name:
-            copy.name = fresh_name(f"{node.name or 'If'}_{copy.name}", taken)
+            copy.name = fresh_name(f"{prefix}_{copy.name}", taken)
         nodes.append(copy)
-    for result, value in zip(node.output, branch.output, strict=True):
-        if result:
-            source = renamed.get(value.name, value.name)
-            nodes.append(helper.make_node("Identity", [source], [result]))
-    return nodes
+    return nodes, [renamed.get(v.name, v.name) for v in body.output]
 
 
 def _rename(node: onnx.NodeProto, renamed: Mapping[str, str]) -> None:

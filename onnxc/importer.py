@@ -15,6 +15,8 @@ The importer is the only place that reads protobuf. Before building IR it:
    dims); a dim_param left unbound is a free dimension (given at run time, and
    bounded by `max_dims`), an unnamed or -1 input dimension one named
    `INPUT_dimK`;
+   sequences and optionals are resolved into the tensors they hold, where their
+   lengths and presence are known at compile time (`static_sequences.py`);
 4. runs onnx shape inference with data propagation, so every value has a type
    whose sizes are static or symbols (see `dialects/dims.py`). Where inference
    cannot tell a rank because it cannot see through shape arithmetic on
@@ -37,6 +39,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import onnx
@@ -61,6 +64,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from onnxc import element_types, ml_domain
 from onnxc.constant_branches import all_names, fresh_name, inline_constant_branches
+from onnxc.containers import Containers, ShapeArgument
 from onnxc.dialects import dims as tensor_dims
 from onnxc.dialects import onnx as onnx_dialect
 from onnxc.dialects import onnx_ml
@@ -70,6 +74,7 @@ from onnxc.errors import OnnxcError, UnsupportedError
 from onnxc.ir_names import DIMS, INPUT_NAMES, MAX_DIMS, ONNX_NODE_NAME, OUTPUT_NAMES
 from onnxc.lowering.onnx_export import SMALL_CONSTANT
 from onnxc.lowering.onnx_fold_constants import MAX_ROUNDS, NON_DETERMINISTIC
+from onnxc.static_sequences import resolve_containers, tensor_shapes
 from onnxc.subgraph_types import SHAPE_LIKE, copy_outer_constants, type_body_inputs
 
 ModelLike = str | os.PathLike[str] | onnx.ModelProto
@@ -96,6 +101,17 @@ class ImportedModel:
     max_dims: dict[str, int] = field(default_factory=dict[str, int])
     """Upper bounds of free dimensions."""
     opset: int = onnx_dialect.TARGET_OPSET
+    containers: Containers = field(default_factory=Containers)
+    """The sequence and optional inputs and outputs, as the tensors they became."""
+
+
+class Prepared(NamedTuple):
+    """What `prepare_model` gives: the model, checked, upgraded, bound and
+    inferred; its free dimensions, in order; and its containers."""
+
+    model: onnx.ModelProto
+    free: list[str]
+    containers: Containers
 
 
 # --- loading --------------------------------------------------------------------
@@ -176,10 +192,10 @@ def _first_line(error: BaseException) -> str:
 def prepare_model(
     model: onnx.ModelProto,
     dims: Mapping[str, int] | None = None,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, ShapeArgument] | None = None,
     *,
     foreign: bool = False,
-) -> tuple[onnx.ModelProto, list[str]]:
+) -> Prepared:
     """Check, inline, upgrade, bind dimensions, infer shapes, fold constants
     and the If nodes whose condition they decide: a new proto,
     and the free dimensions (dim_params left for run time), in order. Nodes
@@ -215,7 +231,8 @@ def prepare_model(
         raise OnnxcError(
             f"the model uses opset {opset}; onnxc supports up to {onnx_dialect.TARGET_OPSET}"
         )
-    free = _bind_dimensions(model, dict(dims or {}), dict(shapes or {}))
+    free = _bind_dimensions(model, dict(dims or {}), tensor_shapes(model, shapes or {}))
+    containers = resolve_containers(model, shapes or {})
     inferred = _infer(model)
     if ml_domain.give_output_types(model, inferred):  # also sizes, where ranks are known
         inferred = _infer(model)
@@ -236,7 +253,7 @@ def prepare_model(
             break
         inferred = _infer(model)
     _attach_weights(inferred.graph, weights)
-    return inferred, free
+    return Prepared(inferred, free, containers)
 
 
 DETACHED_BYTES = 1024
@@ -525,7 +542,7 @@ def _reject_foreign_domains(model: onnx.ModelProto) -> None:
 
 
 def _bind_dimensions(
-    model: onnx.ModelProto, dims: dict[str, int], shapes: dict[str, Sequence[int]]
+    model: onnx.ModelProto, dims: dict[str, int], shapes: Mapping[str, Sequence[int]]
 ) -> list[str]:
     """Give each input dimension its size or symbol, in place: `shapes` fixes
     whole input shapes, `dims` binds dim_params (everywhere they appear); an
@@ -613,7 +630,7 @@ def _all_dim_params(graph: onnx.GraphProto) -> set[str]:
 def import_model(
     model: ModelLike,
     dims: Mapping[str, int] | None = None,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, ShapeArgument] | None = None,
     max_dims: Mapping[str, int] | None = None,
     on_node: Callable[[int, int], None] | None = None,
 ) -> ImportedModel:
@@ -621,7 +638,7 @@ def import_model(
     Dimensions not bound by `dims` or `shapes` stay free (sizes given at run
     time); `max_dims` bounds free dimensions. `on_node(done, total)` is called
     after each node is imported (a progress bar's hook)."""
-    proto, free = prepare_model(load_model(model), dims, shapes)
+    proto, free, containers = prepare_model(load_model(model), dims, shapes)
     bounds = dict(max_dims or {})
     for name, bound in bounds.items():
         if name not in free:
@@ -642,6 +659,7 @@ def import_model(
         )
     imported.free_dims = free
     imported.max_dims = bounds
+    imported.containers = containers
     return imported
 
 
@@ -661,7 +679,8 @@ class _Scope:
 
     @staticmethod
     def of(graph: onnx.GraphProto, outer: _Scope | None = None) -> _Scope:
-        types = {v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]}
+        values = [*graph.input, *graph.value_info, *graph.output]
+        types = {v.name: v.type for v in values if v.type.WhichOneof("value")}
         return _Scope(types, outer=outer)
 
     def chain(self) -> Iterator[_Scope]:

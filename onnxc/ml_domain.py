@@ -36,8 +36,6 @@ MAPS_AND_STRINGS = {
     "CastMap": "CastMap reads a map",
     "CategoryMapper": "CategoryMapper maps strings to integers and back",
     "DictVectorizer": "DictVectorizer reads a map",
-    "ZipMap": "ZipMap makes a sequence of maps (skl2onnx: export with "
-    "options={id(model): {'zipmap': False}})",
 }
 """The ml operators that need maps, sequences or string tensors, refused on import."""
 

@@ -3,10 +3,11 @@ the size report all pass through the compiler."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from onnxc.containers import InputShape, ShapeArgument, input_shape
 from onnxc.errors import OnnxcError
 from onnxc.targets import get_target
 
@@ -36,7 +37,7 @@ class CompileOptions:
     `NAME_weights.c`; `timeout` limits each emulator run (seconds)."""
 
     dims: dict[str, int] = field(default_factory=dict[str, int])
-    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict[str, tuple[int, ...]])
+    shapes: dict[str, InputShape] = field(default_factory=dict[str, InputShape])
     max_dims: dict[str, int] = field(default_factory=dict[str, int])
     name: str | None = None
     target: str = "host"
@@ -49,7 +50,7 @@ class CompileOptions:
         cls,
         *,
         dims: Mapping[str, int] | None = None,
-        shapes: Mapping[str, Sequence[int]] | None = None,
+        shapes: Mapping[str, ShapeArgument] | None = None,
         max_dims: Mapping[str, int] | None = None,
         name: str | None = None,
         target: str = "host",
@@ -62,14 +63,7 @@ class CompileOptions:
         get_target(target)
         if not 0 <= opt_level <= 3:
             raise OnnxcError(f"opt_level must be 0 to 3, got {opt_level}")
-        normalised: dict[str, tuple[int, ...]] = {}
-        for key, value in (shapes or {}).items():
-            try:
-                normalised[str(key)] = tuple(int(v) for v in value)
-            except (TypeError, ValueError):
-                raise OnnxcError(
-                    f"shapes['{key}'] must be a sequence of integers, got {value!r}"
-                ) from None
+        normalised = {str(k): input_shape(str(k), v) for k, v in (shapes or {}).items()}
         return cls(
             dims=_frozen_dims("dims", dims),
             shapes=normalised,

@@ -41,6 +41,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from onnxc import element_types
 from onnxc.api import GeneratedC, generate_with
 from onnxc.arena_map import ArenaMap, arena_buffers
+from onnxc.containers import ShapeArgument
 from onnxc.dialects.dims import dims_of
 from onnxc.dialects.onnx import ConstantOp, OnnxOp, element_type_name
 from onnxc.errors import OnnxcError, UnsupportedError
@@ -363,7 +364,7 @@ def build_report(
     model: ModelLike,
     *,
     dims: Mapping[str, int] | None = None,
-    shapes: Mapping[str, Sequence[int]] | None = None,
+    shapes: Mapping[str, ShapeArgument] | None = None,
     name: str | None = None,
     target: str = "host",
     measure_code: bool = True,

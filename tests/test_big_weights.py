@@ -45,7 +45,7 @@ def _model() -> tuple[onnx.ModelProto, np.ndarray]:
 def test_weights_come_back_whole_and_the_caller_proto_is_untouched() -> None:
     model, w = _model()
     before = model.SerializeToString()
-    prepared, _ = prepare_model(model)
+    prepared = prepare_model(model).model
     assert model.SerializeToString() == before
     (kept,) = [t for t in prepared.graph.initializer if t.name == "w"]
     assert len(kept.raw_data) > DETACHED_BYTES

@@ -63,7 +63,7 @@ def _model(rank_test: int) -> onnx.ModelProto:
 @pytest.mark.parametrize("rank_test", [2, 5], ids=["then", "else"])
 def test_taken_branch_is_inlined_and_matches_onnxruntime(rank_test: int) -> None:
     model = _model(rank_test)
-    prepared, _ = prepare_model(model)
+    prepared = prepare_model(model).model
     assert "If" not in {n.op_type for n in prepared.graph.node}
     x = np.random.default_rng(rank_test).standard_normal((2, 3)).astype(np.float32)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
@@ -78,7 +78,7 @@ def test_a_condition_known_only_at_run_time_is_not_inlined(expected: int) -> Non
     to a branch taken at run time."""
     model = _model(2)
     model.graph.input.append(helper.make_tensor_value_info("expected", TensorProto.INT64, []))
-    prepared, _ = prepare_model(model)
+    prepared = prepare_model(model).model
     assert "If" in {n.op_type for n in prepared.graph.node}
     x = np.random.default_rng(expected).standard_normal((2, 3)).astype(np.float32)
     feeds = {"x": x, "expected": np.array(expected, np.int64)}

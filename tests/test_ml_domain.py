@@ -8,6 +8,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from onnxc.containers import Maps
 from onnxc.dialects import onnx_ml
 from onnxc.errors import OnnxcError
 from onnxc.importer import import_model
@@ -89,7 +90,9 @@ def _map_sequence(name: str) -> onnx.ValueInfoProto:
     return helper.make_value_info(name, helper.make_sequence_type_proto(maps))
 
 
-def test_zipmap_is_a_one_line_error() -> None:
+def test_zipmap_imports_as_its_probabilities() -> None:
+    """ZipMap's sequence of maps is the probability tensor in the IR (the keys
+    are constants the Python side zips back), even in an ml-only model."""
     node = helper.make_node("ZipMap", ["x"], ["y"], name="zm", domain=ML, classlabels_int64s=[0, 1])
     graph = helper.make_graph(
         [node],
@@ -98,30 +101,34 @@ def test_zipmap_is_a_one_line_error() -> None:
         [_map_sequence("y")],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid(ML, 1)])
-    with pytest.raises(
-        OnnxcError, match="node 'zm' \\(ZipMap\\): ZipMap makes a sequence of maps"
-    ) as error:
-        import_model(model)
-    assert "string tensors are not supported yet" in str(error.value)
-    assert "\n" not in str(error.value)
+    imported = import_model(model)
+    assert imported.output_names == ["y"]
+    assert [o.name for o in imported.module.walk()].count("onnx.Identity") == 1
+    assert imported.containers.outputs == {"y": Maps("y", (0, 1))}
 
 
 def test_check_lists_an_ml_gap_with_its_domain() -> None:
     from onnxc.check import find_gaps
 
-    node = helper.make_node("ZipMap", ["x"], ["y"], name="zm", domain=ML, classlabels_int64s=[0, 1])
+    node = helper.make_node(
+        "DictVectorizer", ["m"], ["y"], name="dv", domain=ML, int64_vocabulary=[0, 1]
+    )
+    scalar = helper.make_tensor_type_proto(TensorProto.FLOAT, [])
     regressor = helper.make_node(
         "LinearRegressor", ["x"], ["t"], name="lr", domain=ML, coefficients=[1.0, 2.0]
     )
     graph = helper.make_graph(
         [regressor, node],
         "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2]),
+            helper.make_value_info("m", helper.make_map_type_proto(TensorProto.INT64, scalar)),
+        ],
         [
             helper.make_tensor_value_info("t", TensorProto.FLOAT, [1, 1]),
-            _map_sequence("y"),
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, [2]),
         ],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid(ML, 1)])
     gaps = find_gaps(model)
-    assert [(g.domain, g.operator, g.node) for g in gaps] == [(ML, "ZipMap", "zm")]
+    assert [(g.domain, g.operator, g.node) for g in gaps] == [(ML, "DictVectorizer", "dv")]

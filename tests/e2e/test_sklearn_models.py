@@ -1,5 +1,6 @@
 """scikit-learn models exported with skl2onnx (integer class labels, no
-ZipMap) compile and match onnxruntime: class labels exactly, probabilities
+ZipMap; and with ZipMap's list of dicts, integer or string keys) compile and
+match onnxruntime: class labels exactly, probabilities
 and scores within 1e-5 absolute (regression values within 1e-5 relative:
 they are in the hundreds). The models are small (a few trees of depth 3 or
 4, tens of support vectors) so the file runs in seconds.
@@ -147,3 +148,24 @@ def test_imputer_pipeline_matches_onnxruntime() -> None:
     model = make_pipeline(SimpleImputer(), MinMaxScaler(), LogisticRegression(max_iter=500))
     errors = _compare(model.fit(x, Y_CLASSES), x[:40], "imputer_pipeline")
     assert errors and max(errors) <= PROBABILITY_TOLERANCE, errors
+
+
+@pytest.mark.parametrize("name", ["logistic_regression", "random_forest", "scaler_pipeline"])
+def test_zipmap_output_is_a_list_of_dicts(name: str) -> None:
+    """skl2onnx's default export ends in ZipMap: `run` returns its sequence of
+    maps as onnxruntime does, one dict per sample from class label to
+    probability (in C, the probabilities are the output; the keys are the
+    model's constant labels)."""
+    model = CLASSIFIERS[name]().fit(X_CLASSES, Y_CLASSES)
+    proto = skl2onnx.to_onnx(model, X_CLASSES[:1], target_opset={"": 17, "ai.onnx.ml": 3})
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    feed = {session.get_inputs()[0].name: X_CLASSES[:20]}
+    labels, wanted = session.run(None, feed)
+    compiled = onnxc.compile(proto, name=f"zipmap_{name}")
+    got_labels, got = compiled.run(feed).values()
+    np.testing.assert_array_equal(got_labels, labels)
+    assert isinstance(got, list) and len(got) == len(wanted) == 20
+    for mine, theirs in zip(got, wanted, strict=True):
+        assert list(mine) == list(theirs)  # the same keys, in the same order
+        difference = max(abs(mine[k] - theirs[k]) for k in theirs)
+        assert difference <= PROBABILITY_TOLERANCE

@@ -1,0 +1,150 @@
+"""Sequence and optional inputs and outputs on the Python side.
+
+The C of a model knows only tensors: a sequence input or output is one tensor
+per element, an optional one tensor or none (`static_sequences.py`). `run`
+takes and returns them as the containers they are: a list of arrays for a
+sequence, an array or None for an optional. This module flattens the inputs
+and groups the outputs, and stores `Containers` in the compilation cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from onnxc.containers import Container, Containers, Maps, Opt, Seq
+from onnxc.errors import RunError
+
+__all__ = ["flatten_inputs", "from_plain", "group_outputs", "grouped_names", "to_plain"]
+
+
+def _tensors(container: Container | str) -> list[str]:
+    if isinstance(container, str):
+        return [container]
+    if isinstance(container, Maps):
+        return [container.values]
+    if isinstance(container, Seq):
+        return list(container.items)
+    return [] if container.value is None else _tensors(container.value)
+
+
+def grouped_names(names: list[str], containers: Mapping[str, Container]) -> list[str]:
+    """`names` (of the C's tensors) with each container's tensors replaced by
+    the container's name, where its first tensor was (or at the end, for a
+    container of no tensor)."""
+    owner = {t: name for name, c in containers.items() for t in _tensors(c)}
+    grouped: list[str] = []
+    for name in names:
+        found = owner.get(name, name)
+        if found not in grouped:
+            grouped.append(found)
+    grouped += [name for name in containers if name not in grouped]
+    return grouped
+
+
+def flatten_inputs(model: str, inputs: Mapping[str, Any], containers: Containers) -> dict[str, Any]:
+    """`inputs` by tensor name: each container input's value spread over its
+    tensors, after checking it has the length and presence compiled in."""
+    for name in containers.fixed:
+        if name in inputs:
+            raise RunError(
+                f"{model}: input '{name}' gives a sequence position and was fixed at "
+                "compile time to its default; it cannot be given"
+            )
+    flat = {k: v for k, v in inputs.items() if k not in containers.inputs}
+    for name, container in containers.inputs.items():
+        if name in inputs:
+            _spread(model, name, inputs[name], container, flat)
+        elif _tensors(container):
+            raise RunError(f"{model}: missing input '{name}'")
+    return flat
+
+
+def _spread(model: str, name: str, value: Any, container: Container, flat: dict[str, Any]) -> None:
+    if isinstance(container, Maps):
+        raise RunError(f"{model}: input '{name}' is a sequence of maps, not supported")
+    if isinstance(container, Opt):
+        if container.value is None:
+            if value is not None:
+                raise RunError(f"{model}: input '{name}' was compiled absent; give None")
+        elif value is None:
+            raise RunError(
+                f"{model}: input '{name}' was compiled present; compile with "
+                f"shapes={{'{name}': None}} to run it absent"
+            )
+        elif isinstance(container.value, str):
+            flat[container.value] = value
+        else:
+            _spread(model, name, value, container.value, flat)
+        return
+    if not isinstance(value, list | tuple) or len(value) != len(container.items):
+        count = len(container.items)
+        raise RunError(
+            f"{model}: input '{name}' is a sequence compiled for {count} "
+            f"tensor{'s' if count != 1 else ''}; give a list of that many arrays"
+        )
+    for tensor, item in zip(container.items, value, strict=True):
+        flat[tensor] = item
+
+
+def group_outputs(outputs: Mapping[str, Any], containers: Containers) -> dict[str, Any]:
+    """`outputs` by tensor name, with each container output's tensors grouped
+    back into a list (a sequence) or an array or None (an optional)."""
+    grouped: dict[str, Any] = {}
+    for name in grouped_names(list(outputs), containers.outputs):
+        container = containers.outputs.get(name)
+        grouped[name] = outputs[name] if container is None else _gather(container, outputs)
+    return grouped
+
+
+def _gather(container: Container | str, outputs: Mapping[str, Any]) -> Any:
+    if isinstance(container, str):
+        return outputs[container]
+    if isinstance(container, Maps):
+        values = outputs[container.values]
+        rows = values.reshape(1, -1) if values.ndim == 1 else values
+        return [dict(zip(container.keys, row.tolist(), strict=True)) for row in rows]
+    if isinstance(container, Seq):
+        return [outputs[t] for t in container.items]
+    return None if container.value is None else _gather(container.value, outputs)
+
+
+def to_plain(containers: Containers) -> dict[str, Any]:
+    """`containers` as JSON-able data (for the compilation cache)."""
+    return {
+        "inputs": {k: _plain(v) for k, v in containers.inputs.items()},
+        "outputs": {k: _plain(v) for k, v in containers.outputs.items()},
+        "fixed": list(containers.fixed),
+    }
+
+
+def _plain(container: Container | str | None) -> Any:
+    if container is None or isinstance(container, str):
+        return container
+    if isinstance(container, Maps):
+        return {"maps": container.values, "keys": list(container.keys)}
+    if isinstance(container, Seq):
+        return {"sequence": list(container.items)}
+    return {"optional": _plain(container.value)}
+
+
+def from_plain(plain: Mapping[str, Any]) -> Containers:
+    """The `Containers` that `to_plain` gave."""
+    return Containers(
+        {str(k): _container(v) for k, v in plain["inputs"].items()},  # type: ignore[misc]
+        {str(k): _container(v) for k, v in plain["outputs"].items()},  # type: ignore[misc]
+        [str(n) for n in plain["fixed"]],
+    )
+
+
+def _container(plain: Any) -> Container | str | None:
+    if plain is None or isinstance(plain, str):
+        return plain
+    if "maps" in plain:
+        return Maps(str(plain["maps"]), tuple(plain["keys"]))
+    if "sequence" in plain:
+        return Seq(tuple(str(t) for t in plain["sequence"]))
+    value = _container(plain["optional"])
+    if isinstance(value, Opt | Maps):
+        raise TypeError("an optional of an optional or of maps")
+    return Opt(value)

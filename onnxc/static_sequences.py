@@ -1,0 +1,474 @@
+"""Sequences and optionals resolved at compile time.
+
+onnxc compiles a sequence whose length is known at compile time, and an
+optional whose presence is, into the tensors they hold: the importer, on the
+ONNX graph (`prepare_model`, before shapes are inferred), follows each
+sequence as the list of its tensors' names and each optional as its value or
+none, and rewrites the nodes that use them into tensor nodes (SequenceAt into
+an Identity of the element, ConcatFromSequence into Concat, SplitToSequence
+into Split, SequenceLength and OptionalHasElement into constants, SequenceMap
+into one copy of its body per element). What makes the length known:
+
+- the graph's own nodes, with positions that are constants (an initializer
+  that is also a graph input is fixed to its value: see `Containers.fixed`);
+- for a sequence graph input, the shapes of its tensors, given at compile time
+  (`shapes={"s": [(3,), (3,)]}`: a list of shapes is a sequence of that many
+  tensors); for an optional graph input, whether it is given
+  (`shapes={"o": None}` compiles it absent; by default it is present).
+
+A sequence graph input becomes one tensor input per element, named `s[0]`,
+`s[1]`, ..., and a sequence graph output one tensor output per element; an
+absent optional output has no tensor (see `Containers`: Python's `run` groups
+them back). What needs a run-time representation (a sequence whose length
+depends on data, as in a Loop that inserts once per iteration, or an optional
+an If makes present in one branch only) is refused, naming the node and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from onnxc.constant_branches import all_names, fresh_name
+from onnxc.containers import (
+    Container,
+    Containers,
+    InputShape,
+    Maps,
+    Opt,
+    Seq,
+    Shape,
+    ShapeArgument,
+    Value,
+    input_shape,
+    rebuilt,
+    structure,
+    tensor_names,
+)
+from onnxc.dialects.onnx import TARGET_OPSET
+from onnxc.errors import OnnxcError
+from onnxc.sequence_ops import HANDLERS, RESOLVED_OPS, node_label
+
+__all__ = ["Resolver", "has_containers", "resolve_containers", "tensor_shapes"]
+
+
+def has_containers(model: onnx.ModelProto) -> bool:
+    """Whether `model` has a sequence or optional anywhere (inputs, outputs,
+    nodes, subgraphs)."""
+    graph = model.graph
+    if any(not v.type.HasField("tensor_type") for v in [*graph.input, *graph.output]):
+        return True
+    return any(_uses_containers(graph))
+
+
+def _uses_containers(graph: onnx.GraphProto) -> list[bool]:
+    found = [node.op_type in RESOLVED_OPS.get(node.domain, ()) for node in graph.node]
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                found += _uses_containers(attribute.g)
+    return found
+
+
+def tensor_shapes(model: onnx.ModelProto, shapes: Mapping[str, ShapeArgument]) -> dict[str, Shape]:
+    """The entries of `shapes` that give the shapes of tensor inputs (the others
+    give sequences and optionals, for `resolve_containers`)."""
+    kinds = {v.name: v.type.WhichOneof("value") for v in model.graph.input}
+    plain: dict[str, Shape] = {}
+    for name, given in shapes.items():
+        shape = input_shape(name, given)
+        if kinds.get(name, "tensor_type") != "tensor_type":
+            continue
+        if shape is None or any(not isinstance(v, int) for v in shape):
+            raise OnnxcError(f"shapes['{name}'] must be a shape: input '{name}' is a tensor")
+        plain[name] = tuple(int(v) for v in shape)  # type: ignore[arg-type]
+    return plain
+
+
+def resolve_containers(model: onnx.ModelProto, shapes: Mapping[str, ShapeArgument]) -> Containers:
+    """Rewrite `model` in place so that no sequence or optional is left (see
+    the module's docstring); what became of its container inputs and outputs."""
+    containers = Containers()
+    if not has_containers(model):
+        return containers
+    graph = model.graph
+    resolver = Resolver(graph, set(all_names(graph)))
+    resolver.expand_inputs({k: input_shape(k, v) for k, v in shapes.items()}, containers)
+    inferred = _inferred(model).graph
+    resolver.shapes = _static_shapes(inferred)
+    resolver.types.update({v.name: v.type for v in inferred.value_info})
+    resolver.run()
+    resolver.expand_outputs(containers)
+    containers.fixed = sorted(resolver.fixed)
+    if not any(o.domain in ("", "ai.onnx") for o in model.opset_import):
+        # the tensor nodes made here (an ml-only model's ZipMap became an Identity)
+        model.opset_import.append(helper.make_opsetid("", TARGET_OPSET))
+    untyped = [o for o in graph.output if not o.type.tensor_type.elem_type]
+    if untyped:  # a container output of no declared element type: infer it
+        found = {o.name: o.type for o in _inferred(model).graph.output}
+        for output in untyped:
+            output.type.CopyFrom(found.get(output.name, output.type))
+    return containers
+
+
+def _inferred(model: onnx.ModelProto) -> onnx.ModelProto:
+    """`model` with what shape inference can tell (the static sizes that
+    SplitToSequence needs), or as it is when inference fails."""
+    try:
+        return onnx.shape_inference.infer_shapes(model, data_prop=True)
+    except Exception:  # noqa: BLE001 - the strict inference after resolution reports it
+        return model
+
+
+_CARRIED = (
+    "{label}: a sequence or optional carried through {op} may change at run time; onnxc "
+    "resolves sequences at compile time and has no run-time sequence yet"
+)
+
+
+class Resolver:
+    """Resolves one graph's containers (`values` also holds the containers of
+    the scopes around it, for a subgraph)."""
+
+    def __init__(
+        self, graph: onnx.GraphProto, taken: set[str], outer: Mapping[str, Value] | None = None
+    ):
+        self.graph = graph
+        self.taken = taken
+        self.values: dict[str, Value] = dict(outer or {})
+        self.types: dict[str, onnx.TypeProto] = {
+            v.name: v.type for v in [*graph.input, *graph.value_info, *graph.output]
+        }
+        self.constants: dict[str, np.ndarray] = {}
+        self.inputs_with_default = {v.name for v in graph.input} & {
+            t.name for t in graph.initializer
+        }
+        self.fixed: set[str] = set()
+        self.nodes: list[onnx.NodeProto] = []
+        self.shapes = _static_shapes(graph)
+        self.current = ""
+        """The name of the node being resolved (what the nodes it becomes are named after)."""
+        self.element = onnx.TensorProto.UNDEFINED
+        """The element type of the container output being expanded."""
+
+    # graph inputs and outputs
+
+    def expand_inputs(self, shapes: Mapping[str, InputShape], containers: Containers) -> None:
+        inputs: list[onnx.ValueInfoProto] = []
+        for value in self.graph.input:
+            kind = value.type.WhichOneof("value")
+            if kind == "tensor_type":
+                inputs.append(value)
+                continue
+            if value.name not in shapes and kind == "sequence_type":
+                raise OnnxcError(
+                    f"input '{value.name}' is a sequence: give its tensors' shapes at compile "
+                    f"time, shapes={{'{value.name}': [shape, ...]}}"
+                )
+            given = shapes.get(value.name, ())
+            container, tensors = self._input_container(value.name, value.type, given)
+            containers.inputs[value.name] = container
+            self.values[value.name] = container
+            inputs += tensors
+        del self.graph.input[:]
+        self.graph.input.extend(inputs)
+
+    def _input_container(
+        self, name: str, type_proto: onnx.TypeProto, given: InputShape
+    ) -> tuple[Seq | Opt, list[onnx.ValueInfoProto]]:
+        kind = type_proto.WhichOneof("value")
+        if kind == "optional_type":
+            if given is None:
+                return Opt(None), []
+            inner = type_proto.optional_type.elem_type
+            if inner.HasField("tensor_type"):
+                tensor = onnx.ValueInfoProto(name=name)
+                tensor.type.CopyFrom(inner)
+                if given:
+                    _set_shape(tensor, _shape_of(name, given))
+                return Opt(name), [tensor]
+            sequence, tensors = self._input_container(name, inner, given)
+            return Opt(sequence), tensors  # type: ignore[arg-type]
+        if kind != "sequence_type":
+            raise OnnxcError(f"graph input '{name}' is a {kind}, which onnxc does not support")
+        element = type_proto.sequence_type.elem_type
+        if not element.HasField("tensor_type"):
+            raise OnnxcError(f"graph input '{name}': a sequence of non-tensors is not supported")
+        if not isinstance(given, tuple) or any(not isinstance(s, tuple) for s in given):
+            raise OnnxcError(
+                f"input '{name}' is a sequence: give its tensors' shapes at compile time, "
+                f"shapes={{'{name}': [shape, ...]}}"
+            )
+        tensors: list[onnx.ValueInfoProto] = []
+        for index, shape in enumerate(given):
+            tensor = onnx.ValueInfoProto(name=fresh_name(f"{name}[{index}]", self.taken))
+            tensor.type.tensor_type.elem_type = element.tensor_type.elem_type
+            _set_shape(tensor, _shape_of(name, shape))  # type: ignore[arg-type]
+            tensors.append(tensor)
+        return Seq(tuple(t.name for t in tensors)), tensors
+
+    def expand_outputs(self, containers: Containers) -> None:
+        outputs: list[onnx.ValueInfoProto] = []
+        for value in self.graph.output:
+            found = self.values.get(value.name, value.name)
+            if isinstance(found, str):
+                outputs.append(value)
+                continue
+            self.element = _element_type(value.type)
+            containers.outputs[value.name] = self._output_container(value.name, found, outputs)
+        del self.graph.output[:]
+        self.graph.output.extend(outputs)
+        containers_names = {n for n, v in self.values.items() if not isinstance(v, str)}
+        kept = [v for v in self.graph.value_info if v.name not in containers_names]
+        del self.graph.value_info[:]
+        self.graph.value_info.extend(kept)
+
+    def _output_container(
+        self, name: str, found: Container, outputs: list[onnx.ValueInfoProto]
+    ) -> Container:
+        if isinstance(found, Maps):
+            self.element = onnx.TensorProto.FLOAT
+            return Maps(self._output_tensor(name, found.values, outputs), found.keys)
+        if isinstance(found, Opt):
+            if found.value is None:
+                return found
+            if isinstance(found.value, Seq):
+                return Opt(self._output_container(name, found.value, outputs))  # type: ignore[arg-type]
+            return Opt(self._output_tensor(name, found.value, outputs))
+        names = [
+            self._output_tensor(f"{name}[{index}]", item, outputs)
+            for index, item in enumerate(found.items)
+        ]
+        return Seq(tuple(names))
+
+    def _output_tensor(self, name: str, source: str, outputs: list[onnx.ValueInfoProto]) -> str:
+        """The graph output `name` (or a fresh one like it) holding `source`.
+        A container's own name is free to hold a tensor: no node defines it."""
+        container = not isinstance(self.values.get(name, name), str)
+        output = name if name == source or container else fresh_name(name, self.taken)
+        if output != source:
+            self.graph.node.append(helper.make_node("Identity", [source], [output]))
+        outputs.append(
+            helper.make_tensor_value_info(output, self.element, None)
+            if self.element
+            else onnx.ValueInfoProto(name=output)
+        )
+        return output
+
+    # nodes
+
+    def run(self) -> None:
+        for node in self.graph.node:
+            self.resolve(node)
+        del self.graph.node[:]
+        self.graph.node.extend(self.nodes)
+
+    def resolve(self, node: onnx.NodeProto) -> None:
+        """Rewrite `node` into `nodes`, or follow the container it makes."""
+        if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
+            value = _constant_value(node)
+            if value is not None:
+                self.constants[node.output[0]] = value
+        handler = HANDLERS.get((node.domain or "ai.onnx", node.op_type))
+        self.current = node.name or node.op_type
+        read = [self.values.get(name, name) for name in node.input]
+        if handler is not None:
+            handler(self, node, read)
+            return
+        if node.op_type == "Identity" and not isinstance(read[0], str):
+            self.values[node.output[0]] = read[0]
+            return
+        if any(not isinstance(v, str) for v in read):
+            if any(a.type == onnx.AttributeProto.GRAPH for a in node.attribute):
+                raise OnnxcError(_CARRIED.format(label=node_label(node), op=node.op_type))
+            raise OnnxcError(
+                f"{node_label(node)}: a sequence or optional input is supported only by the "
+                "sequence and optional operators"
+            )
+        kept = onnx.NodeProto()  # a copy: `run` empties the graph's own list
+        kept.CopyFrom(node)
+        self._resolve_subgraphs(kept)
+        self.nodes.append(kept)
+
+    def _resolve_subgraphs(self, node: onnx.NodeProto) -> None:
+        """Resolve the containers inside `node`'s subgraphs. Only an If may
+        yield containers, when both branches yield the same structure (then
+        each branch yields their tensors, and the If one output per tensor)."""
+        yielded: list[list[Value]] = []
+        for attribute in node.attribute:
+            if attribute.type != onnx.AttributeProto.GRAPH:
+                continue
+            body = attribute.g
+            if any(not v.type.HasField("tensor_type") for v in body.input):
+                raise OnnxcError(_CARRIED.format(label=node_label(node), op=node.op_type))
+            inner = Resolver(body, self.taken, self.values)
+            inner.run()
+            self.fixed |= inner.fixed
+            yielded.append([inner.values.get(v.name, v.name) for v in body.output])
+        if all(isinstance(v, str) for values in yielded for v in values):
+            return
+        shapes = (
+            {structure(v) for v in zip(*yielded, strict=True)} if node.op_type == "If" else set()
+        )
+        if node.op_type != "If" or any(s is None for s in shapes):
+            raise OnnxcError(
+                f"{node_label(node)}: a sequence or optional that its {node.op_type} body makes "
+                "differs at run time (in length or presence); onnxc resolves sequences at "
+                "compile time and has no run-time sequence yet"
+            )
+        self._split_branch_outputs(node, yielded)
+
+    def _split_branch_outputs(self, node: onnx.NodeProto, yielded: list[list[Value]]) -> None:
+        """Give the If `node` one output per tensor of its container outputs."""
+        branches = [a.g for a in node.attribute if a.type == onnx.AttributeProto.GRAPH]
+        outputs: list[str] = []
+        for index, name in enumerate(node.output):
+            values = [branch_values[index] for branch_values in yielded]
+            if isinstance(values[0], str):
+                outputs.append(name)
+                continue
+            tensors = [tensor_names(v) for v in values]
+            fresh = [fresh_name(f"{name}[{k}]", self.taken) for k in range(len(tensors[0]))]
+            outputs += fresh
+            self.values[name] = rebuilt(values[0], iter(fresh))
+        for branch, values in zip(branches, yielded, strict=True):
+            typed = [
+                helper.make_tensor_value_info(t, _element_type(output.type), None)
+                for output, value in zip(branch.output, values, strict=True)
+                for t in tensor_names(value)
+            ]
+            del branch.output[:]
+            branch.output.extend(typed)
+        del node.output[:]
+        node.output.extend(outputs)
+
+    # what the handlers share
+
+    def sequence(self, node: onnx.NodeProto, value: Value) -> Seq:
+        if isinstance(value, Opt) and isinstance(value.value, Seq):
+            return value.value
+        if not isinstance(value, Seq):
+            raise OnnxcError(f"{node_label(node)}: expects a sequence")
+        return value
+
+    def position(self, node: onnx.NodeProto, index: int, length: int, default: int) -> int:
+        """The constant position input `index` of `node` (or `default`),
+        normalised into 0..length."""
+        name = node.input[index] if len(node.input) > index else ""
+        if not name:
+            return default
+        array = self.constant(name)
+        if array is None:
+            raise OnnxcError(
+                f"{node_label(node)}: position '{name}' is known only at run time; onnxc "
+                "resolves sequences at compile time and needs constant positions"
+            )
+        position = int(array.reshape(-1)[0])
+        found = position + length if position < 0 else position
+        if not 0 <= found <= length:
+            raise OnnxcError(
+                f"{node_label(node)}: position {position} is out of range for a sequence "
+                f"of {length} tensor{'s' if length != 1 else ''}"
+            )
+        return found
+
+    def constant(self, name: str) -> np.ndarray | None:
+        if name in self.constants:
+            return self.constants[name]
+        tensor = next((t for t in self.graph.initializer if t.name == name), None)
+        if tensor is None:
+            return None
+        if name in self.inputs_with_default:
+            self.fixed.add(name)
+            inputs = [v for v in self.graph.input if v.name != name]
+            del self.graph.input[:]
+            self.graph.input.extend(inputs)
+            self.inputs_with_default.discard(name)
+        return numpy_helper.to_array(tensor)
+
+    def emit(self, op_type: str, inputs: Sequence[str], output: str = "", **attrs: object) -> str:
+        name = output or fresh_name(f"{op_type}_out", self.taken)
+        label = fresh_name(f"{self.current}_{op_type}", self.taken)
+        node = helper.make_node(op_type, list(inputs), [name], name=label)
+        node.attribute.extend(helper.make_attribute(k, v) for k, v in attrs.items())
+        self.nodes.append(node)
+        return name
+
+    def emit_constant(self, array: np.ndarray, output: str = "") -> str:
+        name = output or fresh_name("sequence_constant", self.taken)
+        label = fresh_name(f"{self.current}_Constant", self.taken)
+        value = numpy_helper.from_array(array, name=name)
+        self.nodes.append(helper.make_node("Constant", [], [name], name=label, value=value))
+        self.constants[name] = array
+        return name
+
+    def shape(self, node: onnx.NodeProto, name: str) -> tuple[int, ...]:
+        """The shape of `name` (-1 for a size known only at run time)."""
+        shape = self.shapes.get(name)
+        if shape is None:
+            raise OnnxcError(f"{node_label(node)}: needs the rank of '{name}'")
+        return shape
+
+    def static_size(self, node: onnx.NodeProto, name: str, axis: int) -> int:
+        size = self.shape(node, name)[axis]
+        if size < 0:
+            raise OnnxcError(
+                f"{node_label(node)}: the size of '{name}' along axis {axis} is known only at "
+                "run time, so is the sequence's length; onnxc resolves sequences at compile "
+                "time and has no run-time sequence yet"
+            )
+        return size
+
+
+def _element_type(type_proto: onnx.TypeProto) -> int:
+    """The tensor element type a container type holds (UNDEFINED if none)."""
+    kind = type_proto.WhichOneof("value")
+    if kind == "tensor_type":
+        return type_proto.tensor_type.elem_type
+    if kind == "sequence_type":
+        return _element_type(type_proto.sequence_type.elem_type)
+    if kind == "optional_type":
+        return _element_type(type_proto.optional_type.elem_type)
+    return onnx.TensorProto.UNDEFINED
+
+
+def _constant_value(node: onnx.NodeProto) -> np.ndarray | None:
+    found = next((a for a in node.attribute if a.name == "value"), None)
+    return None if found is None else numpy_helper.to_array(found.t)
+
+
+def _shape_of(name: str, shape: object) -> Shape:
+    try:
+        return tuple(int(v) for v in shape)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        raise OnnxcError(f"shapes['{name}'] must give shapes, got {shape!r}") from None
+
+
+def _set_shape(value: onnx.ValueInfoProto, shape: Shape) -> None:
+    tensor_type = value.type.tensor_type
+    if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(shape):
+        raise OnnxcError(
+            f"shapes for '{value.name}' give rank {len(shape)}; the input's tensors have "
+            f"rank {len(tensor_type.shape.dim)}"
+        )
+    tensor_type.shape.Clear()
+    for size in shape:
+        tensor_type.shape.dim.add().dim_value = size
+
+
+def _static_shapes(graph: onnx.GraphProto) -> dict[str, tuple[int, ...]]:
+    """The shapes of the values of `graph` whose rank is known, -1 for a size
+    known only at run time."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for value in [*graph.input, *graph.value_info, *graph.output]:
+        tensor_type = value.type.tensor_type if value.type.HasField("tensor_type") else None
+        if tensor_type is None or not tensor_type.HasField("shape"):
+            continue
+        dims = tensor_type.shape.dim
+        shapes[value.name] = tuple(d.dim_value if d.HasField("dim_value") else -1 for d in dims)
+    for tensor in graph.initializer:
+        shapes[tensor.name] = tuple(tensor.dims)
+    return shapes

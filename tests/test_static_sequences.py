@@ -1,0 +1,182 @@
+"""Sequences and optionals resolved at compile time (onnxc/static_sequences.py):
+compiled models compared with onnxruntime (exactly: only data movement and
+one addition per element), the Python side of sequence and optional inputs
+and outputs, and the one-line errors for what needs a run-time sequence."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnxc
+from onnxc.errors import OnnxcError, RunError
+
+ort = pytest.importorskip("onnxruntime")
+
+F = TensorProto.FLOAT
+value = helper.make_tensor_value_info
+sequence = helper.make_tensor_sequence_value_info
+
+
+def _model(nodes, inputs, outputs, initializers=()) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    onnx.checker.check_model(model)
+    return model
+
+
+def _onnxruntime(model: onnx.ModelProto, feeds: dict) -> list:
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, feeds)
+
+
+def _sequence_in_and_out() -> onnx.ModelProto:
+    """A sequence input grows by one tensor at a constant position; its
+    elements are summed by SequenceMap and concatenated."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["e", "x_in"], ["sum"])],
+        "body",
+        [value("e", F, [2, 3]), value("x_in", F, [2, 3])],
+        [value("sum", F, [2, 3])],
+    )
+    return _model(
+        [
+            helper.make_node("SequenceInsert", ["s", "x", "front"], ["t"]),
+            helper.make_node("SequenceMap", ["t", "x"], ["mapped"], body=body),
+            helper.make_node("ConcatFromSequence", ["mapped"], ["joined"], axis=1, new_axis=1),
+            helper.make_node("SequenceErase", ["t"], ["shorter"]),
+        ],
+        [sequence("s", F, [2, 3]), value("x", F, [2, 3])],
+        [value("joined", F, [2, 4, 3]), sequence("shorter", F, [2, 3])],
+        [numpy_helper.from_array(np.array(0, np.int64), "front")],
+    )
+
+
+def test_sequence_input_and_output_match_onnxruntime() -> None:
+    model = _sequence_in_and_out()
+    rng = np.random.default_rng(0)
+    items = [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(3)]
+    x = rng.standard_normal((2, 3)).astype(np.float32)
+    compiled = onnxc.compile(model, shapes={"s": [(2, 3)] * 3})
+    assert compiled.input_names == ["s", "x"]
+    assert compiled.output_names == ["joined", "shorter"]
+    got = compiled.run({"s": items, "x": x})
+    joined, shorter = _onnxruntime(model, {"s": items, "x": x})
+    np.testing.assert_array_equal(got["joined"], joined)
+    assert len(got["shorter"]) == len(shorter) == 3
+    for mine, theirs in zip(got["shorter"], shorter, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+def test_sequence_input_of_another_length_is_refused_at_run_time() -> None:
+    compiled = onnxc.compile(_sequence_in_and_out(), shapes={"s": [(2, 3)] * 3})
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(RunError, match="compiled for 3 tensors; give a list of that many"):
+        compiled.run({"s": [x, x], "x": x})
+
+
+def test_sequence_input_needs_its_shapes() -> None:
+    with pytest.raises(OnnxcError, match=r"input 's' is a sequence: give its tensors' shapes"):
+        onnxc.compile(_sequence_in_and_out())
+
+
+def test_split_to_sequence_output_is_a_list() -> None:
+    model = _model(
+        [helper.make_node("SplitToSequence", ["x", "split"], ["parts"], axis=1)],
+        [value("x", F, [2, 5])],
+        [sequence("parts", F, None)],
+        [numpy_helper.from_array(np.array(2, np.int64), "split")],
+    )
+    x = np.arange(10, dtype=np.float32).reshape(2, 5)
+    (got,) = onnxc.compile(model)(x)
+    (expected,) = _onnxruntime(model, {"x": x})
+    assert [a.shape for a in got] == [(2, 2), (2, 2), (2, 1)]
+    for mine, theirs in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+def _optional_model() -> onnx.ModelProto:
+    optional = helper.make_tensor_type_proto(F, [3])
+    return _model(
+        [
+            helper.make_node("OptionalHasElement", ["o"], ["has"]),
+            helper.make_node("Optional", ["x"], ["wrapped"]),
+            helper.make_node("OptionalGetElement", ["wrapped"], ["y"]),
+        ],
+        [
+            helper.make_value_info("o", helper.make_optional_type_proto(optional)),
+            value("x", F, [3]),
+        ],
+        [value("has", TensorProto.BOOL, []), value("y", F, [3])],
+    )
+
+
+@pytest.mark.parametrize("present", [True, False])
+def test_optional_input_present_or_absent(present: bool) -> None:
+    model = _optional_model()
+    x = np.arange(3, dtype=np.float32)
+    given = x if present else None
+    compiled = onnxc.compile(model, shapes={} if present else {"o": None})
+    got = compiled.run({"o": given, "x": x})
+    has, y = _onnxruntime(model, {"o": given, "x": x})
+    assert bool(got["has"]) is bool(has) is present
+    np.testing.assert_array_equal(got["y"], y)
+    with pytest.raises(RunError, match="was compiled (present|absent)"):
+        compiled.run({"o": None if present else x, "x": x})
+
+
+def test_sequence_position_input_is_fixed_to_its_default() -> None:
+    model = _model(
+        [
+            helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
+            helper.make_node("SequenceAt", ["s", "at"], ["y"]),
+        ],
+        [value("a", F, [2]), value("b", F, [2]), value("at", TensorProto.INT64, [])],
+        [value("y", F, [2])],
+        [numpy_helper.from_array(np.array(-1, np.int64), "at")],
+    )
+    compiled = onnxc.compile(model)
+    a, b = np.zeros(2, np.float32), np.ones(2, np.float32)
+    np.testing.assert_array_equal(compiled.run({"a": a, "b": b})["y"], b)
+    with pytest.raises(RunError, match="'at' gives a sequence position and was fixed"):
+        compiled.run({"a": a, "b": b, "at": np.array(0, np.int64)})
+
+
+@pytest.mark.parametrize(
+    ("nodes", "message"),
+    [
+        (
+            [
+                helper.make_node("SequenceConstruct", ["a", "a"], ["s"]),
+                helper.make_node("SequenceAt", ["s", "n"], ["y"]),
+            ],
+            "position 'n' is known only at run time",
+        ),
+        (
+            [
+                helper.make_node("SequenceConstruct", ["a", "a"], ["s"]),
+                helper.make_node("SequenceAt", ["s", "three"], ["y"]),
+            ],
+            "position 3 is out of range for a sequence of 2 tensors",
+        ),
+        (
+            [
+                helper.make_node("SequenceEmpty", [], ["s"], dtype=F),
+                helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=0),
+            ],
+            "concatenates an empty sequence",
+        ),
+    ],
+)
+def test_what_needs_a_run_time_sequence_is_a_one_line_error(nodes, message: str) -> None:
+    model = _model(
+        nodes,
+        [value("a", F, [2]), value("n", TensorProto.INT64, [])],
+        [value("y", F, [2])],
+        [numpy_helper.from_array(np.array(3, np.int64), "three")],
+    )
+    with pytest.raises(OnnxcError, match=message) as error:
+        onnxc.compile(model)
+    assert "\n" not in str(error.value)
