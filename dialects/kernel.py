@@ -17,6 +17,7 @@ vector loop. Lanes past C in the last block are padding no operation reads.
   weights are packed `[ceil(M/bo), C, KH, KW, bo]`, depthwise ones (`group`
   equals C equals M) `[ceil(C/bo), KH, KW, bo]`; `pixels` is the register
   block: how many output pixels of a row one kernel step computes; with
+  `unrolled`, its lane loop is written out (scalar registers, no SIMD); with
   `in_place`, Y is written over R's buffer (R's last use: each output reads
   only its own element of R).
 
@@ -129,6 +130,7 @@ class ConvOp(OnnxOp):
             _default("clip_min", float("-inf"), "Clip's minimum"),
             _default("clip_max", float("inf"), "Clip's maximum"),
             _default("pixels", 1, "output pixels per register block"),
+            _default("unrolled", 0, "1: the lane loop written out, one statement per lane"),
             _default("in_place", 0, "1: Y is written over R (its last use)"),
         ],
     )
@@ -147,6 +149,7 @@ class ConvOp(OnnxOp):
     clip_min = opt_prop_def(FloatAttr)
     clip_max = opt_prop_def(FloatAttr)
     pixels = opt_prop_def(IntegerAttr)
+    unrolled = opt_prop_def(IntegerAttr)
     in_place = opt_prop_def(IntegerAttr)
 
 

@@ -71,17 +71,19 @@ are rounded as on the host build."""
 
 
 def compile_flags(target: Target, opt_level: int) -> list[str]:
-    """Flags compiling generated C for `target` (no libc or harness flags)."""
-    return [*COMMON_CFLAGS, f"-O{opt_level}", *target.cpu_flags]
+    """Flags compiling generated C for `target` (no libc or harness flags); the
+    target's `cflags` come last, as in its build recipe."""
+    return [*COMMON_CFLAGS, f"-O{opt_level}", *target.cpu_flags, *target.cflags]
 
 
-def harness_flags(target: Target, name: str) -> list[str]:
-    """Flags the harness needs to drive model `name` (also used on the model's files)."""
+def harness_flags(target: Target, name: str, defines: Sequence[str] = ()) -> list[str]:
+    """Flags the harness needs to drive model `name` (also used on the model's
+    files); `defines` are further harness macros (``ONNXC_HARNESS_SYSTICK``)."""
     return [
         f'-DONNXC_MODEL_HEADER="{name}.h"',
         f"-DONNXC_MODEL={name}",
         "-DONNXC_NO_DEFAULT_ARENA",
-        *(f"-D{macro}" for macro in target.harness_defines),
+        *(f"-D{macro}" for macro in (*target.harness_defines, *defines)),
     ]
 
 
@@ -151,16 +153,24 @@ def built_elfs() -> list[Path]:
     return sorted((cache_dir() / "elf").glob("*.elf"))
 
 
-def build_elf(name: str, files: Mapping[str, str], target: Target, *, opt_level: int = 2) -> Path:
+def build_elf(
+    name: str,
+    files: Mapping[str, str],
+    target: Target,
+    *,
+    opt_level: int = 2,
+    defines: Sequence[str] = (),
+) -> Path:
     """Build (or reuse from the cache) the emulator ELF of model `name`.
 
     `files` maps file names (``NAME.c``, ``NAME.h``, optionally
-    ``NAME_weights.c``) to their text. Returns the cached ELF's path.
+    ``NAME_weights.c``) to their text; `defines` are further harness macros.
+    Returns the cached ELF's path.
     """
     if target.is_host:
         raise OnnxcError(f"target '{target.name}' has no emulator to build an ELF for")
     sources = sorted(f for f in files if f.endswith(".c"))
-    flags = [*compile_flags(target, opt_level), *harness_flags(target, name)]
+    flags = [*compile_flags(target, opt_level), *harness_flags(target, name, defines)]
     linking = link_flags(target)
     runtime = [p.read_text() for p in [*runtime_files(), harness_source()]]
     key_parts = [target.name, *flags, *linking, *runtime]
@@ -214,7 +224,8 @@ class EmulatedC:
 
     `inputs` and `outputs` describe its interface as the C printer declared it
     (the host build reads the same from the compiled tables), and
-    `workspace_size` is `NAME_WORKSPACE_SIZE`.
+    `workspace_size` is `NAME_WORKSPACE_SIZE`; `emulator_flags` go on the
+    emulator's command line after the target's (qemu's ``-icount``).
     """
 
     def __init__(
@@ -227,6 +238,7 @@ class EmulatedC:
         target: Target,
         *,
         timeout: float = DEFAULT_TIMEOUT,
+        emulator_flags: Sequence[str] = (),
     ) -> None:
         self.elf = elf
         self.name = name
@@ -236,6 +248,7 @@ class EmulatedC:
         self.inputs = list(inputs)
         self.outputs = list(outputs)
         self.workspace_size = workspace_size
+        self.emulator_flags = tuple(emulator_flags)
 
     def size(self) -> dict[str, int]:
         """text, data and bss bytes of the ELF (model, harness and libc)."""
@@ -243,34 +256,44 @@ class EmulatedC:
 
     def call(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Run once in the emulator; inputs in NAME_inputs order, outputs likewise."""
-        check_inputs(self.name, self.inputs, inputs)
         with tempfile.TemporaryDirectory(prefix="onnxc-run-") as tmp:
-            folder = Path(tmp)
-            for k, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
-                little = spec.element.pack_dtype.newbyteorder("<")
-                spec.element.pack(array).astype(little, copy=False).tofile(folder / f"input{k}.bin")
-                if not spec.is_static:
-                    np.array(array.shape, dtype="<i8").tofile(folder / f"input{k}.shape")
-            self._run(folder)
-            outputs: list[np.ndarray] = []
-            for k, spec in enumerate(self.outputs):
-                little = spec.element.pack_dtype.newbyteorder("<")
-                stored = np.fromfile(folder / f"output{k}.bin", dtype=little)
-                shape = tuple(int(d) for d in np.fromfile(folder / f"output{k}.shape", "<i8"))
-                count = math.prod(shape)
-                expected = spec.element.storage_count(count)
-                if len(shape) != len(spec.shape) or stored.size != expected:
-                    raise RunError(
-                        f"{self.name} on {self.target.name}: output{k}.bin ('{spec.name}') holds "
-                        f"{stored.size} values for the shape {shape} of output{k}.shape"
-                    )
-                values = spec.element.unpack(stored.astype(spec.element.pack_dtype), count)
-                outputs.append(values.reshape(shape))
+            return self.call_in(Path(tmp), inputs)
+
+    def call_in(self, folder: Path, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """`call` with the harness's files in `folder` (an empty directory),
+        where the caller can read what else the harness wrote."""
+        check_inputs(self.name, self.inputs, inputs)
+        for k, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
+            little = spec.element.pack_dtype.newbyteorder("<")
+            spec.element.pack(array).astype(little, copy=False).tofile(folder / f"input{k}.bin")
+            if not spec.is_static:
+                np.array(array.shape, dtype="<i8").tofile(folder / f"input{k}.shape")
+        self._run(folder)
+        outputs: list[np.ndarray] = []
+        for k, spec in enumerate(self.outputs):
+            little = spec.element.pack_dtype.newbyteorder("<")
+            stored = np.fromfile(folder / f"output{k}.bin", dtype=little)
+            shape = tuple(int(d) for d in np.fromfile(folder / f"output{k}.shape", "<i8"))
+            count = math.prod(shape)
+            expected = spec.element.storage_count(count)
+            if len(shape) != len(spec.shape) or stored.size != expected:
+                raise RunError(
+                    f"{self.name} on {self.target.name}: output{k}.bin ('{spec.name}') holds "
+                    f"{stored.size} values for the shape {shape} of output{k}.shape"
+                )
+            values = spec.element.unpack(stored.astype(spec.element.pack_dtype), count)
+            outputs.append(values.reshape(shape))
         return outputs
 
     def _run(self, folder: Path) -> None:
         where = f"{self.name} on {self.target.name}"
-        command = [self.emulator, *self.target.emulator[1:], "-kernel", str(self.elf)]
+        command = [
+            self.emulator,
+            *self.target.emulator[1:],
+            *self.emulator_flags,
+            "-kernel",
+            str(self.elf),
+        ]
         try:
             result = subprocess.run(
                 command,

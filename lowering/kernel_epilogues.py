@@ -108,9 +108,7 @@ def _residual(
     if blocked is None or not defined_before(blocked, conv):
         nchw = other.type
         assert isinstance(nchw, TensorType)
-        block = kernel.BlockOp.create(
-            operands=[other], result_types=[blocked_type(nchw, kernels.lanes)]
-        )
+        block = kernel.BlockOp.create(operands=[other], result_types=[blocked_type(nchw, kernels)])
         Rewriter.insert_op(block, point)
         made.setdefault(("x", other), block.Y)
         blocked = block.Y

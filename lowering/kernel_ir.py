@@ -19,27 +19,32 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from onnxc.dialects import onnx
 from onnxc.dialects.constants import constant_attr, elements_to_numpy
 from onnxc.ir_names import ONNX_NODE_NAME
+from onnxc.targets import Kernels
 
 Made = dict[tuple[object, ...], SSAValue]
 """What the pass made once per value: packed weights, padded biases, blocked
 inputs (keyed by kind and source value)."""
 
 
-def block_size(channels: int, lanes: int) -> int:
+def block_size(channels: int, kernels: Kernels) -> int:
     """The channel block of a tensor of `channels` channels: all of them when
-    they fit one block, else the largest multiple of 4 up to `lanes` dividing
-    them (no padding lanes), else `lanes`."""
+    they fit one block of `kernels.lanes`; else, for vector lanes, the largest
+    multiple of 4 up to the lanes dividing them (no padding lanes), else the
+    lanes; for unrolled (scalar) lanes, which need no vector width, the
+    largest divisor up to the lanes (never padding)."""
+    lanes = kernels.lanes
     if channels <= lanes:
         return channels
-    for size in range(lanes, 3, -4):
+    step = 1 if kernels.unrolled else 4
+    for size in range(lanes, step - 1, -step):
         if channels % size == 0:
             return size
     return lanes
 
 
-def blocked_type(nchw: TensorType, lanes: int) -> TensorType:
+def blocked_type(nchw: TensorType, kernels: Kernels) -> TensorType:
     n, c, h, w = nchw.get_shape()
-    b = block_size(c, lanes)
+    b = block_size(c, kernels)
     return TensorType(nchw.get_element_type(), [n, -(-c // b), h, w, b])
 
 

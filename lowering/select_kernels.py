@@ -133,12 +133,12 @@ def _block_conv(conv: onnx.ConvOp, kernels: Kernels, made: Made) -> None:
     if ("x", conv.X) not in made:
         block = kernel.BlockOp.create(
             operands=[conv.X],
-            result_types=[blocked_type(x_type, kernels.lanes)],
+            result_types=[blocked_type(x_type, kernels)],
             attributes={ONNX_NODE_NAME: StringAttr(f"{label} input")},
         )
         Rewriter.insert_op(block, point)
         made["x", conv.X] = block.Y
-    blocked_result = blocked_type(y_type, kernels.lanes)
+    blocked_result = blocked_type(y_type, kernels)
     properties = _conv_properties(
         list(strides), list(dilations), list(pads), kernel_shape, group, kernels
     )
@@ -177,7 +177,7 @@ def _block_gemm(gemm: onnx.GemmOp, kernels: Kernels, made: Made) -> None:
     outputs = matrix.shape[0]
     if has_bias and (bias is None or bias.size != outputs or gemm.attr("beta") != 1.0):
         return  # (a C of one element or of [M, N] stays with the plain lowering)
-    lanes = block_size(outputs, kernels.lanes)
+    lanes = block_size(outputs, kernels)
     if matrix.shape[1] != depth or (rows != 1 and lanes != outputs):
         return
     point = InsertPoint.before(gemm)
@@ -216,7 +216,7 @@ def _conv_properties(
     group: int,
     kernels: Kernels,
 ) -> dict[str, Attribute]:
-    return {
+    properties: dict[str, Attribute] = {
         "strides": ints(strides),
         "dilations": ints(dilations),
         "pads": ints(pads),
@@ -224,6 +224,9 @@ def _conv_properties(
         "group": IntegerAttr(group, i64),
         "pixels": IntegerAttr(kernels.pixels, i64),
     }
+    if kernels.unrolled:
+        properties["unrolled"] = IntegerAttr(1, i64)
+    return properties
 
 
 def _packed(
@@ -241,7 +244,7 @@ def _packed(
     per weight value): dense ones as [M/b, C, KH, KW, b], depthwise ones as
     [C/b, KH, KW, b], the bias padded to whole blocks."""
     outputs = weights.shape[0]
-    lanes = block_size(outputs, kernels.lanes)
+    lanes = block_size(outputs, kernels)
     blocks = -(-outputs // lanes)
     if ("w", w_value, lanes) not in made:
         padded = np.zeros((blocks * lanes, *weights.shape[1:]), np.float32)

@@ -30,10 +30,15 @@ class Kernels:
     instructions (16 floats fill an AVX-512 register); `pixels` the output
     pixels of one register block, each with its own accumulator array, so
     that `pixels` vectors of accumulators stay in registers (8 with 32 vector
-    registers, 4 with 16)."""
+    registers, 4 with 16). With `unrolled`, the lane loop is written out, one
+    statement per lane: the scalar register block of a core without SIMD,
+    whose `lanes * pixels` accumulators stay in scalar registers only when
+    each is addressed by a constant (gcc -O2 leaves a small constant-trip loop
+    rolled, and the accumulator arrays then live on the stack)."""
 
     lanes: int
     pixels: int
+    unrolled: bool = False
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,8 @@ class Target:
     text/data/bss of an ELF; `harness_defines` are macros the emulator harness
     is compiled with. `packages` (compiler and libc) and `emulator_packages` are
     the Debian packages that provide the tools. The host targets have no emulator.
+    `clock_hz` is the emulated core's clock, which its SysTick timer counts (for
+    instruction counts under qemu's `-icount`, see `onnxc.instruction_count`).
     `cflags` are extra flags for building the model (the host's `-march=native`);
     `kernels` the blocking of its convolution kernels, None for plain loops.
     """
@@ -66,6 +73,7 @@ class Target:
     harness_defines: tuple[str, ...] = ()
     packages: tuple[str, ...] = ()
     emulator_packages: tuple[str, ...] = ()
+    clock_hz: int = 0
     cflags: tuple[str, ...] = ()
     kernels: Kernels | None = None
 
@@ -109,6 +117,15 @@ otherwise they round-trip through the stack and ResNet-8 runs 1.8-2.1x slower.
 -O3 peels too, but its unroll-and-jam slows the 1x1 convolutions."""
 
 
+_SCALAR_KERNEL_FLAGS = ("-fno-predictive-commoning",)
+"""gcc -O2's predictive commoning passes an input value of one tap on to the
+next pixel's tap (stride 1) through extra registers; with the 16 accumulators
+of a 4x4 scalar register block (of the 32 single-precision registers of
+Cortex-M4F's FPU) it then spills products to the stack in the innermost loop.
+Without it that loop is 8 loads, 16 multiplies and 16 adds, no stack access,
+and ResNet-8 runs 10% fewer instructions."""
+
+
 _ARM_PACKAGES = ("gcc-arm-none-eabi", "picolibc-arm-none-eabi")
 _PICOLIBC_SEMIHOST = (
     "--specs=picolibc.specs",
@@ -118,6 +135,7 @@ _PICOLIBC_SEMIHOST = (
 )
 _MPS2_MEMORY = ((0x0, 0x400000), (0x20000000, 0x400000))
 _QEMU = ("qemu-system-arm", "-nographic", "-semihosting")
+_MPS2_CLOCK_HZ = 25_000_000  # qemu's MPS2 boards: SYSCLK, SysTick's processor clock
 
 TARGETS: dict[str, Target] = {
     t.name: t
@@ -151,13 +169,19 @@ TARGETS: dict[str, Target] = {
             size_tool="arm-none-eabi-size",
             packages=_ARM_PACKAGES,
             emulator_packages=("qemu-system-arm",),
+            clock_hz=_MPS2_CLOCK_HZ,
+            cflags=_SCALAR_KERNEL_FLAGS,
+            kernels=Kernels(lanes=4, pixels=4, unrolled=True),
         ),
         # qemu 7.2's MPS2 boards refuse `-cpu cortex-m0`, and its one Cortex-M0
         # board (microbit) has 16 KB of RAM, too little for most models. Armv6-M
         # is a subset of Armv7-M, so the Armv6-M ELF (code and picolibc both built
         # for it) runs unchanged on the Cortex-M3 of an MPS2 AN385; the harness
         # turns on unaligned-access traps, which Armv6-M always has. M0 timing is
-        # not emulated.
+        # not emulated. It has no kernels: with soft float each multiply-add is
+        # two library calls (about 150 instructions a MAC on ResNet-8), and 4x4
+        # scalar blocks saved only 3-5% of the instructions of DS-CNN, LeNet-5
+        # and ResNet-8 for 2.7-3.6x their code.
         Target(
             "cortex-m0",
             "Arm Cortex-M0 (Armv6-M, soft float), run on an MPS2 AN385 board's Cortex-M3 "
@@ -173,6 +197,7 @@ TARGETS: dict[str, Target] = {
             harness_defines=("ONNXC_HARNESS_TRAP_UNALIGNED",),
             packages=_ARM_PACKAGES,
             emulator_packages=("qemu-system-arm",),
+            clock_hz=_MPS2_CLOCK_HZ,
         ),
     )
 }

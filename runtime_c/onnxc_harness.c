@@ -24,6 +24,16 @@
  *   4  no memory for a tensor, or a rank, element type or unbounded output the
  *      harness does not handle.
  *
+ * Define ONNXC_HARNESS_SYSTICK to time the NAME_invoke call with the core's
+ * SysTick timer (Armv6-M and Armv7-M), counting processor-clock ticks: it is
+ * started just before the call and read just after, its 24-bit wraps counted
+ * by its interrupt (picolibc's vector table calls arm_systick_isr), and the
+ * ticks are written as a decimal number to ticks.txt. Under qemu's
+ * `-icount shift=0` the virtual clock advances 1 ns per guest instruction, so
+ * the instructions of the call are ticks * 1e9 / clock frequency (a few
+ * instructions of starting and reading the timer, and of each wrap's
+ * interrupt, included).
+ *
  * Define ONNXC_HARNESS_TRAP_UNALIGNED when an Armv6-M (Cortex-M0) program runs
  * on an Armv7-M core: it sets CCR.UNALIGN_TRP so that an unaligned load or store
  * faults, as it would on the Armv6-M core, instead of silently working.
@@ -129,6 +139,65 @@ static int is_dynamic(const onnxc_tensor_info *info) {
   return 0;
 }
 
+#ifdef ONNXC_HARNESS_SYSTICK
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+#define SCB_ICSR (*(volatile uint32_t *)0xE000ED04u)
+#define SYST_PERIOD 0x1000000ul /* ticks from one reload to the next */
+
+static volatile unsigned long systick_wraps;
+
+void arm_systick_isr(void); /* picolibc's weak SysTick handler, replaced */
+void arm_systick_isr(void) { ++systick_wraps; }
+
+/* Counting down from the top, with an interrupt on each wrap and the processor
+   clock as its source. */
+static void systick_start(void) {
+  SYST_CSR = 0;
+  SYST_RVR = SYST_PERIOD - 1;
+  SYST_CVR = 0; /* any write clears it (see systick_elapsed) */
+  systick_wraps = 0;
+  SYST_CSR = 7u; /* ENABLE | TICKINT | CLKSOURCE */
+}
+
+/* Ticks since systick_start. The counter reads 0 until the first tick loads
+   the reload value, then counts down to 0, where it wraps (interrupt) and
+   reloads on the next tick: after t ticks it reads (-t) mod SYST_PERIOD. With
+   interrupts masked, a wrap not yet counted shows as a pending SysTick
+   exception (ICSR.PENDSTSET). */
+static unsigned long systick_elapsed(void) {
+  unsigned long wraps;
+  uint32_t value;
+  __asm__ volatile("cpsid i" ::: "memory");
+  wraps = systick_wraps;
+  value = SYST_CVR;
+  if (SCB_ICSR & (1ul << 26)) {
+    value = SYST_CVR;
+    wraps += 1;
+  }
+  SYST_CSR = 0;
+  __asm__ volatile("cpsie i" ::: "memory");
+  return wraps * SYST_PERIOD + ((SYST_PERIOD - value) & (SYST_PERIOD - 1));
+}
+
+static int write_ticks(unsigned long ticks) {
+  FILE *file = fopen("ticks.txt", "w");
+  int closed;
+  if (file == NULL) {
+    fprintf(stderr, "onnxc_harness: cannot open ticks.txt\n");
+    return 2;
+  }
+  fprintf(file, "%lu\n", ticks);
+  closed = fclose(file);
+  if (closed != 0) {
+    fprintf(stderr, "onnxc_harness: writing ticks.txt failed\n");
+    return 2;
+  }
+  return 0;
+}
+#endif
+
 static onnxc_tensor inputs[MAX_TENSORS];
 static onnxc_tensor outputs[MAX_TENSORS];
 static int64_t shapes[2 * MAX_TENSORS][MAX_RANK];
@@ -137,6 +206,9 @@ int main(void) {
   size_t workspace_size = sizeof workspace;
   int k;
   int status;
+#ifdef ONNXC_HARNESS_SYSTICK
+  unsigned long ticks;
+#endif
 
 #ifdef ONNXC_HARNESS_TRAP_UNALIGNED
   *(volatile uint32_t *)0xE000ED14u |= 1u << 3; /* SCB->CCR.UNALIGN_TRP */
@@ -202,7 +274,13 @@ int main(void) {
       return 4;
     }
   }
+#ifdef ONNXC_HARNESS_SYSTICK
+  systick_start();
   status = MODEL(_invoke)(workspace, &workspace_size, inputs, outputs);
+  ticks = systick_elapsed();
+#else
+  status = MODEL(_invoke)(workspace, &workspace_size, inputs, outputs);
+#endif
   if (status != ONNXC_OK) {
     fprintf(stderr, "onnxc_harness: the model returned status %d (workspace %lu bytes)\n",
             status, (unsigned long)workspace_size);
@@ -220,5 +298,9 @@ int main(void) {
       return status;
     }
   }
+#ifdef ONNXC_HARNESS_SYSTICK
+  return write_ticks(ticks);
+#else
   return 0;
+#endif
 }

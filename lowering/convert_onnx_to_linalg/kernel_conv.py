@@ -12,8 +12,10 @@ bounds) and the border pixels. Interior pixels go in register blocks of
 block) per pixel, a `memref.alloca` the C compiler keeps in vector registers,
 updated in a constant-trip loop over the lanes inside the loops over input
 channels and taps, so the vector loop runs across independent outputs, never
-across the reduction. Border pixels are blocks of one with the tap range
-clipped; rows clip their KH range the same way. Every output keeps the naive
+across the reduction. With `unrolled` that loop is written out, one statement
+per lane, for cores without SIMD: each accumulator element, indexed by a
+constant, becomes a scalar register. Border pixels are blocks of one with the
+tap range clipped; rows clip their KH range the same way. Every output keeps the naive
 summation order (bias, then input channels, then taps in row-major order,
 then the residual), so results equal the plain loops' without contraction.
 The epilogue (bias first, residual, Relu or Clip) is applied as the
@@ -140,6 +142,7 @@ class _Geometry:
     pads: tuple[int, int]  # top, left
     depthwise: bool
     pixels: int
+    unrolled: bool
 
     def interior(self) -> tuple[int, int]:
         """The output columns [lo, hi) whose KW taps all lie inside the input."""
@@ -185,6 +188,7 @@ class ConvOpLowering(OnnxLowering[kernel.ConvOp]):
             pads=_pair(op.attr("pads")),
             depthwise=depthwise,
             pixels=op.attr("pixels"),
+            unrolled=bool(op.attr("unrolled")),
         )
         x, w = buffer_of(rewriter, op.X), buffer_of(rewriter, op.W)
         bias = None if is_none(op.B) else buffer_of(rewriter, op.B)
@@ -298,6 +302,12 @@ class _Kernel:
         self._lanes(b, lambda inner, v: self._store(inner, n, cb, oh, columns, v, accumulators))
 
     def _lanes(self, b: Builder, body: Callable[[Builder, SSAValue], None]) -> None:
+        if self.g.unrolled:
+            a = Arith(b)
+            for v in range(self.g.lanes):
+                body(b, a.index(v))
+            return
+
         def lane(inner: Builder, v: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             body(inner, v)
             return []
