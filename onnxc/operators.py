@@ -65,16 +65,12 @@ TITLES = {
     "shape_of": "shapes",
     "softmax": "softmax",
     "split": "tensor layout",
+    "tfidf_vectorizer": "text features",
     "views": "tensor layout",
     "window": "windows",
 }
 """Display titles of the lowering modules (a module without one shows its
 own name); modules sharing a title share a row."""
-
-
-STRING_OPERATORS = {"TfIdfVectorizer"}
-"""Operators whose schema also takes numbers but which belong with the
-string operators (n-grams of strings or of integer tokens)."""
 
 
 def _category(module: str) -> str:
@@ -121,7 +117,7 @@ def _outside_tensors(schema: onnx.defs.OpSchema) -> bool:
         if any(not t.startswith(tensor) for t in allowed) or allowed == [strings]:
             return True
     fixed = [f.type_str for f in [*schema.inputs, *schema.outputs] if "(" in f.type_str]
-    return strings in fixed or schema.name in STRING_OPERATORS
+    return strings in fixed
 
 
 def missing() -> tuple[list[str], list[str]]:

@@ -896,6 +896,21 @@ CASES: dict[str, Case] = {
         exact=True,
         opset=24,
     ),
+    "TfIdfVectorizer": Case(
+        (In((2, 8), "small"),),
+        {
+            "mode": "TFIDF",
+            "min_gram_length": 1,
+            "max_gram_length": 2,
+            "max_skip_count": 1,
+            "ngram_counts": [0, 3],
+            "ngram_indexes": [0, 1, 2, 3, 1],
+            "pool_int64s": [-1, 1, 2, 1, 2, 2, 3],
+            "weights": [0.5, 1.5, 2.0, 0.25, 3.0],
+        },
+        exact=True,
+        output_dtypes=("float",),
+    ),
     "ThresholdedRelu": unary(alpha=0.5, exact=True),
     "Tile": Case((In((2, 3)), In((2,), dtype="int64", value=[2, 3])), exact=True),
     "TopK": Case(
