@@ -62,9 +62,24 @@ def _sequence_construct(r: Resolver, node: onnx.NodeProto, read: list[Value]) ->
 
 
 def _sequence_insert(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
-    items = r.sequence(node, read[0]).items
+    items, tensor = r.sequence(node, read[0]).items, node.input[1]
     at = r.position(node, 2, len(items), len(items))
-    r.values[node.output[0]] = Seq((*items[:at], node.input[1], *items[at:]))
+    if at is not None:
+        r.values[node.output[0]] = Seq((*items[:at], tensor, *items[at:]))
+        return
+    shape = r.same_shapes(node, [*items, tensor])
+    at_run_time = r.run_time_position(node, 2, len(items))
+    made: list[str] = []
+    for k in range(len(items) + 1):  # k < at: items[k]; k == at: tensor; k > at: items[k - 1]
+        index = r.emit_constant(np.array(k, np.int64))
+        chosen = tensor
+        if k > 0:
+            chosen = r.emit("Where", [r.emit("Equal", [index, at_run_time]), tensor, items[k - 1]])
+        if k < len(items):
+            chosen = r.emit("Where", [r.emit("Less", [index, at_run_time]), items[k], chosen])
+        made.append(chosen)
+        r.shapes[chosen] = shape
+    r.values[node.output[0]] = Seq(tuple(made))
 
 
 def _sequence_erase(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
@@ -72,6 +87,16 @@ def _sequence_erase(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> Non
     if not items:
         raise OnnxcError(f"{node_label(node)}: erases from an empty sequence")
     at = r.position(node, 1, len(items), len(items) - 1)
+    if at is None:
+        shape = r.same_shapes(node, items)
+        at_run_time = r.run_time_position(node, 1, len(items))
+        kept: list[str] = []
+        for k in range(len(items) - 1):  # k < at: items[k]; else items[k + 1]
+            before = r.emit("Less", [r.emit_constant(np.array(k, np.int64)), at_run_time])
+            kept.append(r.emit("Where", [before, items[k], items[k + 1]]))
+            r.shapes[kept[-1]] = shape
+        r.values[node.output[0]] = Seq(tuple(kept))
+        return
     if at == len(items):
         raise OnnxcError(f"{node_label(node)}: position {at} is past the sequence's end")
     r.values[node.output[0]] = Seq((*items[:at], *items[at + 1 :]))
@@ -80,6 +105,13 @@ def _sequence_erase(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> Non
 def _sequence_at(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
     items = r.sequence(node, read[0]).items
     at = r.position(node, 1, len(items), 0)
+    if at is None:  # the tensors stacked, the one at the position gathered
+        r.same_shapes(node, items)
+        axis = r.emit_constant(np.array([0], np.int64))
+        stacked = r.emit("Concat", [r.emit("Unsqueeze", [t, axis]) for t in items], axis=0)
+        position = r.run_time_position(node, 1, len(items))
+        r.emit("Gather", [stacked, position], node.output[0], axis=0)
+        return
     if at == len(items):
         raise OnnxcError(f"{node_label(node)}: position {at} is past the sequence's end")
     r.emit("Identity", [items[at]], node.output[0])

@@ -354,18 +354,15 @@ class Resolver:
             raise OnnxcError(f"{node_label(node)}: expects a sequence")
         return value
 
-    def position(self, node: onnx.NodeProto, index: int, length: int, default: int) -> int:
+    def position(self, node: onnx.NodeProto, index: int, length: int, default: int) -> int | None:
         """The constant position input `index` of `node` (or `default`),
-        normalised into 0..length."""
+        normalised into 0..length; None when it is known only at run time."""
         name = node.input[index] if len(node.input) > index else ""
         if not name:
             return default
         array = self.constant(name)
         if array is None:
-            raise OnnxcError(
-                f"{node_label(node)}: position '{name}' is known only at run time; onnxc "
-                "resolves sequences at compile time and needs constant positions"
-            )
+            return None
         position = int(array.reshape(-1)[0])
         found = position + length if position < 0 else position
         if not 0 <= found <= length:
@@ -374,6 +371,31 @@ class Resolver:
                 f"of {length} tensor{'s' if length != 1 else ''}"
             )
         return found
+
+    def run_time_position(self, node: onnx.NodeProto, index: int, length: int) -> str:
+        """The position input `index` of `node` as an int64 scalar, a negative
+        one counted from `length` (nodes computing it at run time)."""
+        scalar = self.emit_constant(np.array([], np.int64))
+        position = self.emit("Reshape", [node.input[index], scalar])
+        position = self.emit("Cast", [position], to=onnx.TensorProto.INT64)
+        zero = self.emit_constant(np.array(0, np.int64))
+        size = self.emit_constant(np.array(length, np.int64))
+        negative = self.emit("Less", [position, zero])
+        return self.emit("Where", [negative, self.emit("Add", [position, size]), position])
+
+    def same_shapes(self, node: onnx.NodeProto, names: Sequence[str]) -> tuple[int, ...]:
+        """The one static shape of the tensors `names`; an error when they
+        differ or are not known (a run-time position selects elementwise,
+        between tensors of one shape)."""
+        shapes = {self.shapes.get(name) for name in names}
+        shape = next(iter(shapes)) if len(shapes) == 1 else None
+        if shape is None or any(size < 0 for size in shape):
+            raise OnnxcError(
+                f"{node_label(node)}: a position known only at run time selects between "
+                "tensors, which must then have one static shape; these differ or are not "
+                "known (onnxc resolves sequences at compile time)"
+            )
+        return shape
 
     def constant(self, name: str) -> np.ndarray | None:
         if name in self.constants:

@@ -150,13 +150,6 @@ def test_sequence_position_input_is_fixed_to_its_default() -> None:
         (
             [
                 helper.make_node("SequenceConstruct", ["a", "a"], ["s"]),
-                helper.make_node("SequenceAt", ["s", "n"], ["y"]),
-            ],
-            "position 'n' is known only at run time",
-        ),
-        (
-            [
-                helper.make_node("SequenceConstruct", ["a", "a"], ["s"]),
                 helper.make_node("SequenceAt", ["s", "three"], ["y"]),
             ],
             "position 3 is out of range for a sequence of 2 tensors",
@@ -180,3 +173,51 @@ def test_what_needs_a_run_time_sequence_is_a_one_line_error(nodes, message: str)
     with pytest.raises(OnnxcError, match=message) as error:
         onnxc.compile(model)
     assert "\n" not in str(error.value)
+
+
+def test_run_time_positions_select_between_tensors_of_one_shape() -> None:
+    """SequenceInsert, SequenceErase and SequenceAt at positions given at run
+    time (negative ones counted from the back): the tensors, of one shape,
+    are selected elementwise."""
+    i64 = TensorProto.INT64
+    model = _model(
+        [
+            helper.make_node("SequenceConstruct", ["a", "b", "c"], ["s"]),
+            helper.make_node("SequenceInsert", ["s", "x", "insert"], ["t"]),
+            helper.make_node("SequenceErase", ["t", "erase"], ["u"]),
+            helper.make_node("SequenceAt", ["u", "at"], ["y"]),
+            helper.make_node("ConcatFromSequence", ["u"], ["all"], axis=0),
+        ],
+        [
+            *(value(n, F, [2]) for n in "abcx"),
+            value("insert", i64, []),
+            value("erase", i64, []),
+            value("at", i64, []),
+        ],
+        [value("y", F, [2]), value("all", F, [6])],
+    )
+    compiled = onnxc.compile(model)
+    a, b, c, x = (np.full(2, k, np.float32) for k in range(4))
+    for insert, erase, at in [(0, 1, 0), (3, -1, 2), (-2, 0, -1), (1, 3, 1)]:
+        feeds = {"a": a, "b": b, "c": c, "x": x}
+        feeds |= {
+            k: np.array(v, np.int64)
+            for k, v in zip(("insert", "erase", "at"), (insert, erase, at), strict=True)
+        }
+        got = compiled.run(feeds)
+        y, joined = _onnxruntime(model, feeds)
+        np.testing.assert_array_equal(got["y"], y)
+        np.testing.assert_array_equal(got["all"], joined)
+
+
+def test_run_time_position_between_shapes_that_differ_is_refused() -> None:
+    model = _model(
+        [
+            helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
+            helper.make_node("SequenceAt", ["s", "at"], ["y"]),
+        ],
+        [value("a", F, [2]), value("b", F, [3]), value("at", TensorProto.INT64, [])],
+        [value("y", F, [2])],
+    )
+    with pytest.raises(OnnxcError, match="must then have one static shape"):
+        onnxc.compile(model)
