@@ -236,7 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
             action="append",
             default=[],
             metavar="INPUT=D0,D1,...",
-            help="fix an input's shape",
+            help="fix an input's shape (a sequence input's: (D0,D1),(D0,D1),...; an absent "
+            "optional input: none)",
         )
         from onnxc.targets import TARGETS
 

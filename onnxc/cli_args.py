@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from onnxc.containers import InputShape
 from onnxc.errors import OnnxcError
 from onnxc.options import CompileOptions
 from onnxc.progress import Progress
@@ -37,17 +39,32 @@ def _dims(items: Sequence[str], option: str) -> dict[str, int]:
     return dims
 
 
-def _shapes(items: Sequence[str]) -> dict[str, tuple[int, ...]]:
-    shapes: dict[str, tuple[int, ...]] = {}
+def _shapes(items: Sequence[str]) -> dict[str, InputShape]:
+    """`--shape INPUT=D0,D1,...`; for a sequence input its tensors' shapes,
+    `INPUT=(D0,D1),(D0,D1)`; for an absent optional input, `INPUT=none`."""
+    shapes: dict[str, InputShape] = {}
     for item in items:
         key, value = key_value(item, "--shape")
         try:
-            shapes[key] = tuple(int(v) for v in value.split(",") if v.strip())
+            if value.strip().lower() == "none":
+                shapes[key] = None
+            elif "(" in value:
+                found = re.fullmatch(r"\s*\(([^()]*)\)(\s*,\s*\(([^()]*)\))*\s*", value)
+                if found is None:
+                    raise ValueError(value)
+                shapes[key] = tuple(_sizes(s) for s in re.findall(r"\(([^()]*)\)", value))
+            else:
+                shapes[key] = _sizes(value)
         except ValueError:
             raise OnnxcError(
-                f"--shape {key}: '{value}' is not a comma-separated list of integers"
+                f"--shape {key}: '{value}' is not a comma-separated list of integers "
+                "(for a sequence input: (D0,D1),(D0,D1),...; for an absent optional: none)"
             ) from None
     return shapes
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in text.split(",") if v.strip())
 
 
 def load_npy(path: str, what: str) -> np.ndarray:

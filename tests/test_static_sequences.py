@@ -5,6 +5,10 @@ and outputs, and the one-line errors for what needs a run-time sequence."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import onnx
 import pytest
@@ -221,3 +225,21 @@ def test_run_time_position_between_shapes_that_differ_is_refused() -> None:
     )
     with pytest.raises(OnnxcError, match="must then have one static shape"):
         onnxc.compile(model)
+
+
+def test_command_line_gives_a_sequence_input_its_shapes(tmp_path) -> None:
+    """`--shape s=(2,3),(2,3),(2,3)` gives the sequence input three tensors: the
+    C takes them as three inputs, checked warning-free as C99."""
+    path = tmp_path / "seq.onnx"
+    onnx.save(_sequence_in_and_out(), path)
+    out = tmp_path / "c"
+    command = [sys.executable, "-m", "onnxc", "compile", str(path), "-o", str(out)]
+    result = subprocess.run(
+        [*command, "--shape", "s=(2,3),(2,3),(2,3)"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    header = (out / "seq.h").read_text()
+    assert "int seq_run(const float *s_0_, const float *s_1_, const float *s_2_," in header
+    source = str(out / "seq.c")
+    flags = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-c", "-o", os.devnull]
+    subprocess.run(["gcc", *flags, f"-I{out}", source], check=True)
