@@ -739,6 +739,14 @@ ptrdiff_t onnxc_image_size(const uint8_t *stream, ptrdiff_t length, ptrdiff_t *h
 int onnxc_image_decode(const uint8_t *stream, ptrdiff_t length, uint8_t *scratch,
                        ptrdiff_t scratch_bytes, int pixel_format);
 
+/* Profiling: a model compiled with the `profile` option (onnxc bench
+ * --per-layer builds one) calls this hook where the code of each ONNX node
+ * starts, with the node's step number (from 0, in order) and its label
+ * ("Conv conv1"), and once more at the end with the step count and an empty
+ * label. Whoever links a profiling build provides it (on the host, onnxc's
+ * bench reads a clock); other builds never call it. */
+void onnxc_profile_mark(int32_t node, const char *label);
+
 #ifdef __cplusplus
 }
 #endif
