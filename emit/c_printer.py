@@ -449,6 +449,8 @@ class BodyPrinter:
             return self._narrow_float_conversion(op)
         if name == "arith.bitcast":
             return self._bitcast(op)
+        if name == "math.tanh" and isinstance(result, Float32Type):
+            return self.format("onnxc_tanhf({0})", op)  # vectorisable, unlike libm's
         if name in ("arith.index_cast", "arith.index_castui") and isinstance(result, IndexType):
             if bits(source) == 64:  # may not fit a 32-bit ptrdiff_t: saturate
                 kind = "u" if name == "arith.index_castui" else "i"

@@ -5,7 +5,10 @@ layout changes as `linalg.generic`s, the convolution as register-blocked loops.
 index into block and lane (`c = cb * b + v`); a last block with lanes past C
 is zero-filled first.
 
-`kernel.conv` computes one output row at a time. Each row is cut, at compile
+`kernel.conv` computes one output row at a time. Its accumulators have the
+lanes of the packed weights (`width`), which may be more than the output
+block's (a whole vector: lanes past the block have zero weights and are not
+stored). Each row is cut, at compile
 time, into the pixels whose windows lie inside the input (all KW taps in
 bounds) and the border pixels. Interior pixels go in register blocks of
 `pixels` outputs: one accumulator array of `b` lanes (the output channel
@@ -15,7 +18,8 @@ channels and taps, so the vector loop runs across independent outputs, never
 across the reduction. Border pixels are blocks of one with the tap range
 clipped; rows clip their KH range the same way. Every output keeps the naive
 summation order (bias, then input channels, then taps in row-major order,
-then the residual), so results equal the plain loops' without contraction.
+then the residual), so results equal the plain loops' without contraction
+(or, with `fma`, differ from them only by each multiply-add's one rounding).
 The epilogue (bias first, residual, Relu or Clip) is applied as the
 accumulators are stored.
 """
@@ -26,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import f32
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
@@ -134,12 +138,14 @@ class _Geometry:
     out_blocks: int
     out_size: tuple[int, int]  # OH, OW
     lanes: int
+    width: int  # the accumulators' lanes: `lanes`, or more (zero weights past them)
     kernel: tuple[int, int]
     strides: tuple[int, int]
     dilations: tuple[int, int]
     pads: tuple[int, int]  # top, left
     depthwise: bool
     pixels: int
+    fma: bool
 
     def interior(self) -> tuple[int, int]:
         """The output columns [lo, hi) whose KW taps all lie inside the input."""
@@ -179,12 +185,14 @@ class ConvOpLowering(OnnxLowering[kernel.ConvOp]):
             out_blocks=y_shape[1],
             out_size=(y_shape[2], y_shape[3]),
             lanes=y_shape[4],
+            width=shape_of(op.W)[-1],
             kernel=_pair(op.attr("kernel_shape")),
             strides=_pair(op.attr("strides")),
             dilations=_pair(op.attr("dilations")),
             pads=_pair(op.attr("pads")),
             depthwise=depthwise,
             pixels=op.attr("pixels"),
+            fma=bool(op.attr("fma")),
         )
         x, w = buffer_of(rewriter, op.X), buffer_of(rewriter, op.W)
         bias = None if is_none(op.B) else buffer_of(rewriter, op.B)
@@ -193,7 +201,8 @@ class ConvOpLowering(OnnxLowering[kernel.ConvOp]):
             out = residual  # each output reads only its own element of R first
         else:
             out = self.result_buffer(rewriter, op.Y, list(y_shape))
-        _Kernel(g, x, w, bias, residual, out, _activation(op)).build(builder_before(op), y_shape[0])
+        kernel_loops = _Kernel(g, x, w, bias, residual, out, *_activation(op))
+        kernel_loops.build(builder_before(op), y_shape[0])
         self.replace(rewriter, op, [out])
 
 
@@ -201,16 +210,21 @@ def _pair(values: Sequence[int]) -> tuple[int, int]:
     return int(values[0]), int(values[1])
 
 
-def _activation(op: kernel.ConvOp) -> Activation:
+def _activation(op: kernel.ConvOp) -> tuple[Activation, Activation | None]:
+    """The activation applied as the accumulators are stored, and the one
+    applied to each finished output row instead (None: none): Tanh's many
+    operations would push the accumulators out of registers."""
     kind = op.attr("activation")
     if kind == "Relu":
-        return lambda b, v: scalar.MAX(b, v, scalar.constant(b, 0.0, f32))
+        return lambda b, v: scalar.MAX(b, v, scalar.constant(b, 0.0, f32)), None
+    if kind == "Tanh":
+        return lambda b, v: v, lambda b, v: scalar.TANH(b, v)
     if kind == "Clip":
         low, high = op.attr("clip_min"), op.attr("clip_max")
         return lambda b, v: scalar.MIN(
             b, scalar.MAX(b, v, scalar.constant(b, low, f32)), scalar.constant(b, high, f32)
-        )
-    return lambda b, v: v
+        ), None
+    return lambda b, v: v, None
 
 
 @dataclass
@@ -224,6 +238,7 @@ class _Kernel:
     residual: SSAValue | None
     out: SSAValue
     activation: Activation
+    row_activation: Activation | None
 
     def build(self, b: Builder, batch: int) -> None:
         sizes = [batch, self.g.out_blocks, self.g.out_size[0]]
@@ -252,6 +267,20 @@ class _Kernel:
             self._block(b, n, cb, oh, start, rest, clip_columns=False)
         if hi < g.out_size[1]:
             for_range(b, hi, g.out_size[1], [], single)
+        if self.row_activation is not None:
+            activate = self.row_activation
+
+            def column(inner: Builder, ow: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+                def lane(lb: Builder, v: SSAValue) -> None:
+                    at = [n, cb, oh, ow, v]
+                    lb.insert(
+                        memref.StoreOp.get(activate(lb, load(lb, self.out, at)), self.out, at)
+                    )
+
+                self._lanes(inner, lane)
+                return []
+
+            for_range(b, 0, g.out_size[1], [], column)
 
     def _block(
         self,
@@ -277,10 +306,10 @@ class _Kernel:
             kw_lo, kw_hi = 0, g.kernel[1]
         accumulators = []
         for j in range(pixels):
-            acc = b.insert(memref.AllocaOp.get(f32, shape=[g.lanes]))
+            acc = b.insert(memref.AllocaOp.get(f32, shape=[g.width]))
             acc.memref.name_hint = f"acc{j}"
             accumulators.append(acc.memref)
-        self._lanes(b, lambda inner, v: self._initial(inner, cb, v, accumulators))
+        self._lanes(b, lambda inner, v: self._initial(inner, cb, v, accumulators), g.width)
 
         def channel(inner: Builder, ci: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             def tap_row(row_b: Builder, kh: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -297,19 +326,23 @@ class _Kernel:
         for_range(b, 0, g.channels, [], channel)
         self._lanes(b, lambda inner, v: self._store(inner, n, cb, oh, columns, v, accumulators))
 
-    def _lanes(self, b: Builder, body: Callable[[Builder, SSAValue], None]) -> None:
+    def _lanes(
+        self, b: Builder, body: Callable[[Builder, SSAValue], None], trips: int | None = None
+    ) -> None:
+        """A constant-trip loop over the lanes (or `trips` of them)."""
+
         def lane(inner: Builder, v: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             body(inner, v)
             return []
 
-        for_range(b, 0, self.g.lanes, [], lane)
+        for_range(b, 0, self.g.lanes if trips is None else trips, [], lane)
 
     def _initial(self, b: Builder, cb: SSAValue, v: SSAValue, accumulators: list[SSAValue]) -> None:
         if self.bias is None:
             start = scalar.constant(b, 0.0, f32)
         else:
             a = Arith(b)
-            start = load(b, self.bias, [a.add(a.mul(cb, self.g.lanes), v)])
+            start = load(b, self.bias, [a.add(a.mul(cb, self.g.width), v)])
         for acc in accumulators:
             b.insert(memref.StoreOp.get(start, acc, [v]))
 
@@ -337,7 +370,7 @@ class _Kernel:
                 weight = load(inner, self.w, [cb, kh, kw, v])
                 for acc, iw in zip(accumulators, columns, strict=True):
                     value = load(inner, self.x, [n, cb, ih, iw, v])
-                    _accumulate(inner, acc, v, value, weight)
+                    _accumulate(inner, acc, v, value, weight, g.fma)
 
             self._lanes(b, lane)
             return
@@ -351,9 +384,9 @@ class _Kernel:
         def dense_lane(inner: Builder, v: SSAValue) -> None:
             weight = load(inner, self.w, [cb, ci, kh, kw, v])
             for acc, value in zip(accumulators, values, strict=True):
-                _accumulate(inner, acc, v, value, weight)
+                _accumulate(inner, acc, v, value, weight, g.fma)
 
-        self._lanes(b, dense_lane)
+        self._lanes(b, dense_lane, g.width)
 
     def _store(
         self,
@@ -402,8 +435,14 @@ def _remainder(b: Builder, value: SSAValue, divisor: int) -> SSAValue:
     return b.insert(arith.RemUIOp(value, modulus)).result
 
 
-def _accumulate(b: Builder, acc: SSAValue, v: SSAValue, value: SSAValue, weight: SSAValue) -> None:
-    total = scalar.ADD(b, load(b, acc, [v]), scalar.MUL(b, value, weight))
+def _accumulate(
+    b: Builder, acc: SSAValue, v: SSAValue, value: SSAValue, weight: SSAValue, fused: bool
+) -> None:
+    """acc[v] += value * weight (one fused multiply-add when `fused`)."""
+    if fused:
+        total = b.insert(math.FmaOp(value, weight, load(b, acc, [v]))).result
+    else:
+        total = scalar.ADD(b, load(b, acc, [v]), scalar.MUL(b, value, weight))
     b.insert(memref.StoreOp.get(total, acc, [v]))
 
 
