@@ -215,16 +215,15 @@ class ProfileMarkOp(IRDLOperation):
     `onnxc_profile_mark` hook, which a profiling harness provides."""
 
     name = "onnxc.profile_mark"
-
+    assembly_format = "$node `,` $label attr-dict"
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())  # a call: keep it in place
     node = prop_def(IntegerAttr)
     label = prop_def(StringAttr)
 
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
-
-    assembly_format = "$node `,` $label attr-dict"
-
-    def __init__(self, node: int, label: str):
-        super().__init__(properties={"node": IntegerAttr(node, i64), "label": StringAttr(label)})
+    @classmethod
+    def at(cls, node: int, label: str) -> ProfileMarkOp:
+        """The mark of step `node` labelled `label`."""
+        return cls.create(properties={"node": IntegerAttr(node, i64), "label": StringAttr(label)})
 
 
 ONNXC = Dialect(

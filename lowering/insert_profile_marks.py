@@ -31,12 +31,12 @@ def _mark(function: func.FuncOp) -> None:
     count = 0
     for op, step in zip(ops, step_of, strict=True):
         if step == count and comment_of(op) and comment_of(op) == names[step]:
-            mark = ProfileMarkOp(step, names[step])
+            mark = ProfileMarkOp.at(step, names[step])
             mark.attributes[COMMENT] = StringAttr(names[step])
             Rewriter.insert_op(mark, InsertPoint.before(op))
             count += 1
         if isinstance(op, func.ReturnOp):
-            Rewriter.insert_op(ProfileMarkOp(count, ""), InsertPoint.before(op))
+            Rewriter.insert_op(ProfileMarkOp.at(count, ""), InsertPoint.before(op))
 
 
 @dataclass(frozen=True)
