@@ -5,27 +5,30 @@ layout changes as `linalg.generic`s, the convolution as register-blocked loops.
 index into block and lane (`c = cb * b + v`); a last block with lanes past C
 is zero-filled first.
 
-`kernel.conv` computes one output row at a time. Its accumulators have the
-lanes of the packed weights (`width`), which may be more than the output
-block's (a whole vector: lanes past the block have zero weights and are not
-stored). Each row is cut, at compile
-time, into the pixels whose windows lie inside the input (all KW taps in
-bounds) and the border pixels. Interior pixels go in register blocks of
-`pixels` outputs: one accumulator array of `b` lanes (the output channel
-block) per pixel, a `memref.alloca` the C compiler keeps in vector registers,
-updated in a constant-trip loop over the lanes inside the loops over input
-channels and taps, so the vector loop runs across independent outputs, never
-across the reduction. Border pixels are blocks of one with the tap range
-clipped; rows clip their KH range the same way. Every output keeps the naive
-summation order (bias, then input channels, then taps in row-major order,
-then the residual), so results equal the plain loops' without contraction
-(or, with `fma`, differ from them only by each multiply-add's one rounding).
+`kernel.conv` computes one output row at a time, in register blocks of
+`pixels` output columns: one accumulator array per pixel (a `memref.alloca`
+the C compiler keeps in vector registers), updated in a constant-trip loop
+over the lanes inside the loops over input channels and taps, so the vector
+loop runs across independent outputs, never across the reduction. The
+accumulators have the lanes of the packed weights (`width`), which may be
+more than the output block's (a whole vector: lanes past the block have zero
+weights and are not stored). Each row is cut at compile time
+(`_column_blocks`) into blocks whose windows lie inside the input (all KW
+taps in bounds) and border blocks: a dense kernel's border blocks read each
+tap's input at a clamped column and take 0 where it is outside (the
+padding), a depthwise kernel's border pixels are blocks of one with the tap
+range clipped; rows clip their KH range the same way. Every output keeps the
+naive summation order (bias, then input channels, then taps in row-major
+order, then the residual), so results equal the plain loops' without
+contraction, up to the sign of a zero sum that a masked tap's +0 or -0
+product can flip (and, with `fma`, up to each multiply-add's one rounding).
 The epilogue (bias first, residual, Relu or Clip) is applied as the
-accumulators are stored.
+accumulators are stored; Tanh to each finished row.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -162,6 +165,30 @@ class _Geometry:
         return (lo, hi) if lo < hi else (self.out_size[1], self.out_size[1])
 
 
+def _column_blocks(g: _Geometry, lo: int, hi: int) -> list[tuple[int, int, int, bool]]:
+    """How a row's columns are computed: (start, end, pixels, border) runs of
+    blocks of `pixels` columns, `border` when their taps leave the input
+    (columns outside [lo, hi)). A dense kernel masks whole blocks at the
+    borders; a depthwise one takes border pixels one at a time (its input
+    values are vectors: masking them cost more than it saved)."""
+    width, size = g.out_size[1], g.pixels
+    runs: list[tuple[int, int, int, bool]] = []
+    if g.depthwise:
+        inside = lo + (hi - lo) // size * size
+        runs += [(0, lo, 1, True), (lo, inside, size, False), (inside, hi, hi - inside, False)]
+        runs.append((hi, width, 1, True))
+        return [run for run in runs if run[1] > run[0]]
+    first, last = -(-lo // size), max(-(-lo // size), hi // size)  # blocks wholly inside
+    for start in range(0, min(first * size, width), size):
+        runs.append((start, min(start + size, width), min(size, width - start), True))
+    if last > first:
+        runs.append((first * size, last * size, size, False))
+    for start in range(last * size, width, size):
+        end = min(start + size, width)
+        runs.append((start, end, end - start, start < lo or end > hi))
+    return runs
+
+
 def tap_range(a: Arith, start: Size, taps: int, dilation: int, extent: int) -> tuple[Size, Size]:
     """The taps k in [lo, hi) with 0 <= start + k * dilation < extent."""
     lo = a.max(0, a.ceildiv(a.sub(0, start), dilation))
@@ -247,26 +274,12 @@ class _Kernel:
     def _row(self, b: Builder, n: SSAValue, cb: SSAValue, oh: SSAValue) -> None:
         g = self.g
         lo, hi = g.interior()
-        blocks = (hi - lo) // g.pixels
-        rest = (hi - lo) - blocks * g.pixels
-
-        def single(inner: Builder, ow: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            self._block(inner, n, cb, oh, ow, 1, clip_columns=True)
-            return []
-
-        def full(inner: Builder, ow: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            self._block(inner, n, cb, oh, ow, g.pixels, clip_columns=False)
-            return []
-
-        if lo > 0:
-            for_range(b, 0, lo, [], single)
-        if blocks:
-            for_range(b, lo, lo + blocks * g.pixels, [], full, step=g.pixels)
-        if rest:
-            start = Arith(b).index(lo + blocks * g.pixels)
-            self._block(b, n, cb, oh, start, rest, clip_columns=False)
-        if hi < g.out_size[1]:
-            for_range(b, hi, g.out_size[1], [], single)
+        for start, end, pixels, border in _column_blocks(g, lo, hi):
+            if end - start > pixels:
+                body = functools.partial(self._looped_block, n, cb, oh, pixels, border)
+                for_range(b, start, end, [], body, step=pixels)
+            else:
+                self._block(b, n, cb, oh, Arith(b).index(start), pixels, border=border)
         if self.row_activation is not None:
             activate = self.row_activation
 
@@ -282,6 +295,21 @@ class _Kernel:
 
             for_range(b, 0, g.out_size[1], [], column)
 
+    def _looped_block(
+        self,
+        n: SSAValue,
+        cb: SSAValue,
+        oh: SSAValue,
+        pixels: int,
+        border: bool,
+        b: Builder,
+        ow0: SSAValue,
+        _: list[SSAValue],
+    ) -> list[SSAValue]:
+        """`_block` as the body of a loop over the blocks of a run."""
+        self._block(b, n, cb, oh, ow0, pixels, border=border)
+        return []
+
     def _block(
         self,
         b: Builder,
@@ -291,19 +319,22 @@ class _Kernel:
         ow0: SSAValue,
         pixels: int,
         *,
-        clip_columns: bool,
+        border: bool,
     ) -> None:
-        """Outputs (n, cb, oh, ow0 + j) for j < pixels, all lanes."""
+        """Outputs (n, cb, oh, ow0 + j) for j < pixels, all lanes. A `border`
+        block has taps outside the input's columns: one pixel clips its tap
+        range, more mask those taps (`_taps`)."""
         g = self.g
         a = Arith(b)
         columns = [a.add(ow0, j) for j in range(pixels)]
         top = a.sub(a.mul(oh, g.strides[0]), g.pads[0])
         kh_lo, kh_hi = tap_range(a, top, g.kernel[0], g.dilations[0], g.in_size[0])
         lefts = [a.sub(a.mul(c, g.strides[1]), g.pads[1]) for c in columns]
-        if clip_columns:
+        if border and pixels == 1:
             kw_lo, kw_hi = tap_range(a, lefts[0], g.kernel[1], g.dilations[1], g.in_size[1])
         else:
             kw_lo, kw_hi = 0, g.kernel[1]
+        masked = border and pixels > 1
         accumulators = []
         for j in range(pixels):
             acc = b.insert(memref.AllocaOp.get(f32, shape=[g.width]))
@@ -314,7 +345,7 @@ class _Kernel:
         def channel(inner: Builder, ci: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             def tap_row(row_b: Builder, kh: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
                 def tap(tap_b: Builder, kw: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-                    self._taps(tap_b, n, cb, ci, top, lefts, kh, kw, accumulators)
+                    self._taps(tap_b, n, cb, ci, top, lefts, kh, kw, accumulators, masked)
                     return []
 
                 for_range(row_b, kw_lo, kw_hi, [], tap)
@@ -357,19 +388,26 @@ class _Kernel:
         kh: SSAValue,
         kw: SSAValue,
         accumulators: list[SSAValue],
+        masked: bool,
     ) -> None:
         """acc_j[v] += x(pixel j) * w[v] for every lane v, for one input
-        channel and tap."""
+        channel and tap; `masked`: a pixel whose tap falls outside the input
+        reads its column clamped and takes 0 for it (padding)."""
         g = self.g
         a = Arith(b)
         ih = a.add(top, a.mul(kh, g.dilations[0]))
         columns = [a.add(left, a.mul(kw, g.dilations[1])) for left in lefts]
+        inside: list[SSAValue | None] = [None] * len(columns)
+        if masked:
+            last = g.in_size[1] - 1
+            inside = [a.both(a.less(-1, iw), a.less(iw, g.in_size[1])) for iw in columns]
+            columns = [a.clamp(iw, 0, last) for iw in columns]
         if g.depthwise:
 
             def lane(inner: Builder, v: SSAValue) -> None:
                 weight = load(inner, self.w, [cb, kh, kw, v])
-                for acc, iw in zip(accumulators, columns, strict=True):
-                    value = load(inner, self.x, [n, cb, ih, iw, v])
+                for acc, iw, ok in zip(accumulators, columns, inside, strict=True):
+                    value = _padded(inner, load(inner, self.x, [n, cb, ih, iw, v]), ok)
                     _accumulate(inner, acc, v, value, weight, g.fma)
 
             self._lanes(b, lane)
@@ -379,7 +417,10 @@ class _Kernel:
             if g.in_lanes == g.channels
             else (a.floordiv(ci, g.in_lanes), _remainder(b, ci, g.in_lanes))
         )
-        values = [load(b, self.x, [n, a.index(block), ih, iw, lane_in]) for iw in columns]
+        values = [
+            _padded(b, load(b, self.x, [n, a.index(block), ih, iw, lane_in]), ok)
+            for iw, ok in zip(columns, inside, strict=True)
+        ]
 
         def dense_lane(inner: Builder, v: SSAValue) -> None:
             weight = load(inner, self.w, [cb, ci, kh, kw, v])
@@ -433,6 +474,14 @@ def load(b: Builder, buffer: SSAValue, indices: Sequence[Size]) -> SSAValue:
 def _remainder(b: Builder, value: SSAValue, divisor: int) -> SSAValue:
     modulus = Arith(b).index(divisor)
     return b.insert(arith.RemUIOp(value, modulus)).result
+
+
+def _padded(b: Builder, value: SSAValue, inside: SSAValue | None) -> SSAValue:
+    """`value`, or 0 (the padding) where `inside` is false."""
+    if inside is None:
+        return value
+    zero = scalar.constant(b, 0.0, f32)
+    return b.insert(arith.SelectOp(inside, value, zero)).result
 
 
 def _accumulate(
