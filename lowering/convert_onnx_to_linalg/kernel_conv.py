@@ -23,7 +23,8 @@ order, then the residual), so results equal the plain loops' without
 contraction, up to the sign of a zero sum that a masked tap's +0 or -0
 product can flip (and, with `fma`, up to each multiply-add's one rounding).
 The epilogue (bias first, residual, Relu or Clip) is applied as the
-accumulators are stored; Tanh to each finished row.
+accumulators are stored; Tanh to each finished row. A 1x1 kernel of one
+pixel (a Gemm of one row) has register blocks of output blocks instead.
 """
 
 from __future__ import annotations
@@ -268,8 +269,64 @@ class _Kernel:
     row_activation: Activation | None
 
     def build(self, b: Builder, batch: int) -> None:
-        sizes = [batch, self.g.out_blocks, self.g.out_size[0]]
+        g = self.g
+        if g.in_size == g.out_size == g.kernel == (1, 1) and g.out_blocks > 1 and not g.depthwise:
+            loops_over(b, [batch], lambda inner, at: self._vector(inner, at[0]))
+            return
+        sizes = [batch, g.out_blocks, g.out_size[0]]
         loops_over(b, sizes, lambda inner, at: self._row(inner, *at))
+
+    def _vector(self, b: Builder, n: SSAValue) -> None:
+        """A 1x1 kernel of one pixel (a Gemm of one row): register blocks
+        of `pixels` output blocks instead of pixels, so that independent
+        accumulators hide the latency of the additions."""
+        g = self.g
+        size = -(-g.out_blocks // -(-g.out_blocks // g.pixels))  # 10 by 8: 5 and 5
+        for first in range(0, g.out_blocks, size):
+            self._output_blocks(b, n, list(range(first, min(first + size, g.out_blocks))))
+
+    def _output_blocks(self, b: Builder, n: SSAValue, blocks: list[int]) -> None:
+        """The one pixel of output blocks `blocks`, all lanes."""
+        g = self.g
+        accumulators = []
+        for j in range(len(blocks)):
+            acc = b.insert(memref.AllocaOp.get(f32, shape=[g.width]))
+            acc.memref.name_hint = f"acc{j}"
+            accumulators.append(acc.memref)
+        cbs: list[Size] = list(blocks)
+        self._lanes(b, lambda inner, v: self._initial(inner, cbs, v, accumulators), g.width)
+
+        def channel(inner: Builder, ci: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            a = Arith(inner)
+            block, lane_in = (
+                (a.index(0), ci)
+                if g.in_lanes == g.channels
+                else (a.floordiv(ci, g.in_lanes), _remainder(inner, ci, g.in_lanes))
+            )
+            value = load(inner, self.x, [n, a.index(block), 0, 0, lane_in])
+
+            def lane(lb: Builder, v: SSAValue) -> None:
+                for cb, acc in zip(blocks, accumulators, strict=True):
+                    weight = load(lb, self.w, [cb, ci, 0, 0, v])
+                    _accumulate(lb, acc, v, value, weight, g.fma)
+
+            self._lanes(inner, lane, g.width)
+            return []
+
+        for_range(b, 0, g.channels, [], channel)
+        at: list[tuple[Size, Size, Size]] = [(cb, 0, 0) for cb in blocks]
+        self._lanes(b, lambda inner, v: self._store(inner, n, at, v, accumulators))
+        activate = self.row_activation
+        if activate is not None:
+
+            def finish(lb: Builder, v: SSAValue) -> None:
+                a = Arith(lb)
+                for cb in blocks:
+                    where = [n, a.index(cb), a.index(0), a.index(0), v]
+                    result = activate(lb, load(lb, self.out, where))
+                    lb.insert(memref.StoreOp.get(result, self.out, where))
+
+            self._lanes(b, finish)
 
     def _row(self, b: Builder, n: SSAValue, cb: SSAValue, oh: SSAValue) -> None:
         g = self.g
@@ -340,7 +397,8 @@ class _Kernel:
             acc = b.insert(memref.AllocaOp.get(f32, shape=[g.width]))
             acc.memref.name_hint = f"acc{j}"
             accumulators.append(acc.memref)
-        self._lanes(b, lambda inner, v: self._initial(inner, cb, v, accumulators), g.width)
+        cbs: list[Size] = [cb] * pixels
+        self._lanes(b, lambda inner, v: self._initial(inner, cbs, v, accumulators), g.width)
 
         def channel(inner: Builder, ci: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             def tap_row(row_b: Builder, kh: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -355,7 +413,8 @@ class _Kernel:
             return []
 
         for_range(b, 0, g.channels, [], channel)
-        self._lanes(b, lambda inner, v: self._store(inner, n, cb, oh, columns, v, accumulators))
+        at = [(cb, oh, ow) for ow in columns]
+        self._lanes(b, lambda inner, v: self._store(inner, n, at, v, accumulators))
 
     def _lanes(
         self, b: Builder, body: Callable[[Builder, SSAValue], None], trips: int | None = None
@@ -368,14 +427,20 @@ class _Kernel:
 
         for_range(b, 0, self.g.lanes if trips is None else trips, [], lane)
 
-    def _initial(self, b: Builder, cb: SSAValue, v: SSAValue, accumulators: list[SSAValue]) -> None:
-        if self.bias is None:
-            start = scalar.constant(b, 0.0, f32)
-        else:
-            a = Arith(b)
-            start = load(b, self.bias, [a.add(a.mul(cb, self.g.width), v)])
-        for acc in accumulators:
-            b.insert(memref.StoreOp.get(start, acc, [v]))
+    def _initial(
+        self, b: Builder, cbs: list[Size], v: SSAValue, accumulators: list[SSAValue]
+    ) -> None:
+        """acc_j[v] = the bias of output block cbs[j] (lane v), or 0."""
+        a = Arith(b)
+        starts: dict[object, SSAValue] = {}
+        for cb, acc in zip(cbs, accumulators, strict=True):
+            if cb not in starts:
+                starts[cb] = (
+                    scalar.constant(b, 0.0, f32)
+                    if self.bias is None
+                    else load(b, self.bias, [a.add(a.mul(cb, self.g.width), v)])
+                )
+            b.insert(memref.StoreOp.get(starts[cb], acc, [v]))
 
     def _taps(
         self,
@@ -433,16 +498,16 @@ class _Kernel:
         self,
         b: Builder,
         n: SSAValue,
-        cb: SSAValue,
-        oh: SSAValue,
-        columns: list[Size],
+        positions: Sequence[tuple[Size, Size, Size]],
         v: SSAValue,
         accumulators: list[SSAValue],
     ) -> None:
+        """Output (n, cb, oh, ow, v) of each accumulator's (cb, oh, ow), with
+        the epilogue."""
         a = Arith(b)
-        for acc, ow in zip(accumulators, columns, strict=True):
+        for acc, (cb, oh, ow) in zip(accumulators, positions, strict=True):
             result = load(b, acc, [v])
-            at = [n, cb, oh, a.index(ow), v]
+            at = [n, a.index(cb), a.index(oh), a.index(ow), v]
             if self.residual is not None:
                 result = scalar.ADD(b, result, load(b, self.residual, at))
             b.insert(memref.StoreOp.get(self.activation(b, result), self.out, at))
