@@ -296,14 +296,8 @@ class _Kernel:
         cbs: list[Size] = list(blocks)
         self._lanes(b, lambda inner, v: self._initial(inner, cbs, v, accumulators), g.width)
 
-        def channel(inner: Builder, ci: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            a = Arith(inner)
-            block, lane_in = (
-                (a.index(0), ci)
-                if g.in_lanes == g.channels
-                else (a.floordiv(ci, g.in_lanes), _remainder(inner, ci, g.in_lanes))
-            )
-            value = load(inner, self.x, [n, a.index(block), 0, 0, lane_in])
+        def channel(inner: Builder, ci: Size, block: Size, lane_in: Size) -> None:
+            value = load(inner, self.x, [n, block, 0, 0, lane_in])
 
             def lane(lb: Builder, v: SSAValue) -> None:
                 for cb, acc in zip(blocks, accumulators, strict=True):
@@ -311,9 +305,8 @@ class _Kernel:
                     _accumulate(lb, acc, v, value, weight, g.fma)
 
             self._lanes(inner, lane, g.width)
-            return []
 
-        for_range(b, 0, g.channels, [], channel)
+        self._channels(b, channel)
         at: list[tuple[Size, Size, Size]] = [(cb, 0, 0) for cb in blocks]
         self._lanes(b, lambda inner, v: self._store(inner, n, at, v, accumulators))
         activate = self.row_activation
@@ -400,21 +393,52 @@ class _Kernel:
         cbs: list[Size] = [cb] * pixels
         self._lanes(b, lambda inner, v: self._initial(inner, cbs, v, accumulators), g.width)
 
-        def channel(inner: Builder, ci: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+        def channel(inner: Builder, ci: Size, block: Size, lane_in: Size) -> None:
+            source = (ci, block, lane_in)
+
             def tap_row(row_b: Builder, kh: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
                 def tap(tap_b: Builder, kw: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-                    self._taps(tap_b, n, cb, ci, top, lefts, kh, kw, accumulators, masked)
+                    self._taps(tap_b, n, cb, source, top, lefts, kh, kw, accumulators, masked)
                     return []
 
                 for_range(row_b, kw_lo, kw_hi, [], tap)
                 return []
 
             for_range(inner, kh_lo, kh_hi, [], tap_row)
-            return []
 
-        for_range(b, 0, g.channels, [], channel)
+        self._channels(b, channel)
         at = [(cb, oh, ow) for ow in columns]
         self._lanes(b, lambda inner, v: self._store(inner, n, at, v, accumulators))
+
+    def _channels(self, b: Builder, body: Callable[[Builder, Size, Size, Size], None]) -> None:
+        """A loop over the input channels summed over: body(ci, block, lane)
+        with ci = block * in_lanes + lane; nested loops over blocks and lanes
+        when the blocks are whole (no division per channel)."""
+        g = self.g
+        one_block = g.in_lanes == g.channels or g.depthwise  # (depthwise: x's lane is v)
+        if one_block or g.channels % g.in_lanes:
+
+            def flat(inner: Builder, ci: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+                a = Arith(inner)
+                if one_block:
+                    body(inner, ci, 0, ci)
+                else:
+                    body(inner, ci, a.floordiv(ci, g.in_lanes), _remainder(inner, ci, g.in_lanes))
+                return []
+
+            for_range(b, 0, g.channels, [], flat)
+            return
+
+        def block_loop(outer: Builder, block: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            def lane_loop(inner: Builder, lane: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+                a = Arith(inner)
+                body(inner, a.add(a.mul(block, g.in_lanes), lane), block, lane)
+                return []
+
+            for_range(outer, 0, g.in_lanes, [], lane_loop)
+            return []
+
+        for_range(b, 0, g.channels // g.in_lanes, [], block_loop)
 
     def _lanes(
         self, b: Builder, body: Callable[[Builder, SSAValue], None], trips: int | None = None
@@ -447,7 +471,7 @@ class _Kernel:
         b: Builder,
         n: SSAValue,
         cb: SSAValue,
-        ci: SSAValue,
+        source: tuple[Size, Size, Size],
         top: Size,
         lefts: list[Size],
         kh: SSAValue,
@@ -477,11 +501,7 @@ class _Kernel:
 
             self._lanes(b, lane)
             return
-        block, lane_in = (
-            (a.index(0), ci)
-            if g.in_lanes == g.channels
-            else (a.floordiv(ci, g.in_lanes), _remainder(b, ci, g.in_lanes))
-        )
+        ci, block, lane_in = source
         values = [
             _padded(b, load(b, self.x, [n, a.index(block), ih, iw, lane_in]), ok)
             for iw, ok in zip(columns, inside, strict=True)

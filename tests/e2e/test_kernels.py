@@ -63,6 +63,8 @@ CONVS = {
     "batch2": lambda: _single(16, 16, 3, (6, 6), batch=2, pads=[1, 1, 1, 1]),
     # masked blocks at both borders around a loop of inside ones
     "wide_row": lambda: _single(8, 16, 3, (5, 40), pads=[1, 1, 1, 1]),
+    # 18 input channels: blocks of 16, the second with padding lanes
+    "partial_input_block": lambda: _single(18, 16, 3, (6, 6), pads=[1, 1, 1, 1]),
     # padding wider than a block: whole blocks see only padding
     "pads_beyond_a_block": lambda: _single(2, 8, 3, (4, 30), pads=[0, 10, 0, 10]),
 }
