@@ -171,9 +171,12 @@ def _column_blocks(g: _Geometry, lo: int, hi: int) -> list[tuple[int, int, int, 
     blocks of `pixels` columns, `border` when their taps leave the input
     (columns outside [lo, hi)). A dense kernel masks whole blocks at the
     borders; a depthwise one takes border pixels one at a time (its input
-    values are vectors: masking them cost more than it saved)."""
+    values are vectors: masking them cost more than it saved), unless the
+    row is narrower than a block (DS-CNN's 5 columns: 0.81 -> 0.65 us)."""
     width, size = g.out_size[1], g.pixels
     runs: list[tuple[int, int, int, bool]] = []
+    if g.depthwise and (lo, hi) != (0, width) and width < size:
+        return [(0, width, width, True)]  # a row narrower than a block: one masked block
     if g.depthwise:
         inside = lo + (hi - lo) // size * size
         runs += [(0, lo, 1, True), (lo, inside, size, False), (inside, hi, hi - inside, False)]

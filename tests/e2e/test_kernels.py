@@ -60,6 +60,8 @@ CONVS = {
     "depthwise_stride2": lambda: _single(
         40, 40, 3, (9, 9), pads=[1, 1, 1, 1], strides=[2, 2], group=40
     ),
+    # a row narrower than a register block: one masked block
+    "depthwise_narrow": lambda: _single(32, 32, 3, (7, 5), pads=[1, 1, 1, 1], group=32),
     "batch2": lambda: _single(16, 16, 3, (6, 6), batch=2, pads=[1, 1, 1, 1]),
     # masked blocks at both borders around a loop of inside ones
     "wide_row": lambda: _single(8, 16, 3, (5, 40), pads=[1, 1, 1, 1]),
