@@ -3,7 +3,10 @@ layout changes as `linalg.generic`s, the convolution as register-blocked loops.
 
 `kernel.block` and `kernel.unblock` are copies whose maps split the channel
 index into block and lane (`c = cb * b + v`); a last block with lanes past C
-is zero-filled first.
+is zero-filled first. A block of whole blocks loops over the blocked
+positions with the lanes innermost: it writes in order and reads `b` streams
+(5x faster than writing `b` interleaved streams a channel at a time); an
+unblock loops over NCHW (writing `b` streams 4 KB apart was 7x slower).
 
 `kernel.conv` computes one output row at a time, in register blocks of
 `pixels` output columns: one accumulator array per pixel (a `memref.alloca`
@@ -67,6 +70,13 @@ def _channel_map(block: int) -> AffineMap:
     return AffineMap(4, 0, (n, c // block, h, w, c % block))
 
 
+def _lane_map(block: int) -> AffineMap:
+    """(n, cb, h, w, v) -> (n, cb * b + v, h, w): the NCHW element of a
+    blocked position."""
+    n, cb, h, w, v = (AffineDimExpr(i) for i in range(5))
+    return AffineMap(5, 0, (n, cb * block + v, h, w))
+
+
 class BlockOpLowering(OnnxLowering[kernel.BlockOp]):
     """`kernel.block` -> a copy into the blocked layout (padding lanes zeroed)."""
 
@@ -81,17 +91,13 @@ class BlockOpLowering(OnnxLowering[kernel.BlockOp]):
             )
             return
         out = self.result_buffer(rewriter, op.Y, [n, blocks, h, w, lanes])
-        if blocks * lanes != channels:
+        if blocks * lanes == channels:  # over the blocked positions, lanes innermost
+            maps, rank = [_lane_map(lanes), identity_map(5)], 5
+        else:
             fill(rewriter, op, out, 0.0)
-        generic(
-            rewriter,
-            op,
-            [buffer_of(rewriter, op.X)],
-            [out],
-            [identity_map(4), _channel_map(lanes)],
-            [PARALLEL] * 4,
-            lambda b, args: args[0],
-        )
+            maps, rank = [identity_map(4), _channel_map(lanes)], 4
+        source = buffer_of(rewriter, op.X)
+        generic(rewriter, op, [source], [out], maps, [PARALLEL] * rank, lambda b, args: args[0])
         self.replace(rewriter, op, [out])
 
 
