@@ -13,13 +13,15 @@ vector loop. Lanes past C in the last block are padding no operation reads.
 - `kernel.conv`: a 2-D convolution of a blocked input by weights packed at
   compile time, with its epilogue fused: `Y = act(X * W + B (+ R))`, where
   `R` is an optional blocked residual of Y's shape and `act` is `activation`
-  ("" for none, "Relu", or "Clip" with `clip_min`/`clip_max`). Dense
-  weights are packed `[ceil(M/bo), C, KH, KW, bo]`, depthwise ones (`group`
+  ("" for none, "Relu", "Tanh", or "Clip" with `clip_min`/`clip_max`). Dense
+  weights are packed `[ceil(M/bo), C, KH, KW, w]` (w >= bo lanes: the
+  accumulators' width, zero past bo), depthwise ones (`group`
   equals C equals M) `[ceil(C/bo), KH, KW, bo]`; `pixels` is the register
   block: how many output pixels of a row one kernel step computes; with
   `unrolled`, its lane loop is written out (scalar registers, no SIMD); with
   `in_place`, Y is written over R's buffer (R's last use: each output reads
-  only its own element of R).
+  only its own element of R); with `fma`, each multiply-accumulate is one
+  fused multiply-add (one rounding), for targets that have them.
 
 The operations share `OnnxOp`'s base, with schemas of their own (domain
 `onnxc.kernel`), so that a lowering treats them like any `onnx.*` operation.
@@ -126,12 +128,13 @@ class ConvOp(OnnxOp):
         [
             *_window(),
             _default("group", 1, "1, or the channel count (depthwise)"),
-            _default("activation", "", "'', 'Relu' or 'Clip'"),
+            _default("activation", "", "'', 'Relu', 'Tanh' or 'Clip'"),
             _default("clip_min", float("-inf"), "Clip's minimum"),
             _default("clip_max", float("inf"), "Clip's maximum"),
             _default("pixels", 1, "output pixels per register block"),
             _default("unrolled", 0, "1: the lane loop written out, one statement per lane"),
             _default("in_place", 0, "1: Y is written over R (its last use)"),
+            _default("fma", 0, "1: accumulate with fused multiply-adds"),
         ],
     )
 
@@ -151,6 +154,7 @@ class ConvOp(OnnxOp):
     pixels = opt_prop_def(IntegerAttr)
     unrolled = opt_prop_def(IntegerAttr)
     in_place = opt_prop_def(IntegerAttr)
+    fma = opt_prop_def(IntegerAttr)
 
 
 @irdl_op_definition

@@ -13,6 +13,8 @@ One scalar operation is the runtime's own: `onnxc.uniform`, the random number
 of the random operators, which the C printer prints as a call of the
 runtime's counter-based generator. Two more are calls of the runtime's image
 decoder (onnxc_image.c): `onnxc.image_size` and `onnxc.image_decode`.
+`onnxc.profile_mark`, only in profiling builds, calls the hook whoever links
+the model provides (`onnxc_profile_mark`, declared by the runtime header).
 """
 
 from __future__ import annotations
@@ -205,8 +207,36 @@ class ImageDecodeOp(IRDLOperation):
         )
 
 
+@irdl_op_definition
+class ProfileMarkOp(IRDLOperation):
+    """`onnxc.profile_mark 3, "Conv conv1"`: step `node` of the function (the
+    code of one ONNX node) starts here, and the step before it ends; a mark
+    with an empty label ends the last step. Printed as a call of the
+    `onnxc_profile_mark` hook, which a profiling harness provides."""
+
+    name = "onnxc.profile_mark"
+    assembly_format = "$node `,` $label attr-dict"
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())  # a call: keep it in place
+    node = prop_def(IntegerAttr)
+    label = prop_def(StringAttr)
+
+    @classmethod
+    def at(cls, node: int, label: str) -> ProfileMarkOp:
+        """The mark of step `node` labelled `label`."""
+        return cls.create(properties={"node": IntegerAttr(node, i64), "label": StringAttr(label)})
+
+
 ONNXC = Dialect(
     "onnxc",
-    [InputOp, OutputOp, CheckOp, WorkspaceOp, UniformOp, ImageSizeOp, ImageDecodeOp],
+    [
+        InputOp,
+        OutputOp,
+        CheckOp,
+        WorkspaceOp,
+        UniformOp,
+        ImageSizeOp,
+        ImageDecodeOp,
+        ProfileMarkOp,
+    ],
     [],
 )

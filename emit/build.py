@@ -148,12 +148,14 @@ def _load(module_name: str, path: Path) -> ModuleType:
 
 
 def _extension_path(
-    c_source: str, header_source: str, name: str, cflags: Sequence[str]
+    c_source: str, header_source: str, name: str, cflags: Sequence[str], extra: Sequence[str] = ()
 ) -> tuple[str, Path]:
     """The module name and cached path of the extension built from these
-    sources and flags (the key covers the runtime, compiler and Python too)."""
+    sources, flags and `extra` texts (the key covers the runtime, compiler
+    and Python too)."""
     runtime = "".join([*(p.read_text() for p in runtime_files()), *sources_for(c_source).values()])
     key_parts = [c_source, header_source, name, runtime, *cflags, _compiler_id(), sys.version]
+    key_parts += extra
     if any(flag.startswith(("-march=native", "-mcpu=native")) for flag in cflags):
         key_parts.append(" ".join(sorted(host_cpu_flags())))  # built for this CPU
     key = digest(key_parts)[:24]
@@ -176,17 +178,24 @@ def build_extension(
     name: str,
     *,
     extra_cflags: Sequence[str] = (),
+    preamble: str = "",
+    cdef: str = "",
 ) -> ModuleType:
     """Compile NAME.c/NAME.h with cffi (or reuse the cached build) and load it.
 
     Returns the cffi extension module: `.lib` has `NAME_run`, `NAME_run_with_workspace`,
     `NAME_WORKSPACE_SIZE`, `NAME_inputs`/`NAME_outputs`; `.ffi` is its FFI. Raises
-    `BuildError` with the compiler's messages if compilation fails.
+    `BuildError` with the compiler's messages if compilation fails. `preamble`
+    is C compiled into the extension itself (a hook the model calls, such as a
+    profiling build's `onnxc_profile_mark`), and `cdef` declares what of it
+    Python sees.
     """
     import cffi
 
     cflags = [*DEFAULT_CFLAGS, *extra_cflags]
-    module_name, target = _extension_path(c_source, header_source, name, cflags)
+    module_name, target = _extension_path(
+        c_source, header_source, name, cflags, (preamble, cdef) if preamble or cdef else ()
+    )
     if target.exists():
         mark_used(target)
         return _load(module_name, target)
@@ -201,10 +210,10 @@ def build_extension(
             (tmpdir / file).write_text(text)
             sources.append(tmpdir / file)
         ffi = cffi.FFI()
-        ffi.cdef(make_cdef(header_source, name))
+        ffi.cdef(make_cdef(header_source, name) + cdef)
         ffi.set_source(
             module_name,
-            f'#include "{name}.h"\n',
+            f'#include "{name}.h"\n' + preamble,
             sources=[str(s) for s in sources],
             include_dirs=[str(tmpdir), str(runtime_dir())],
             extra_compile_args=cflags,

@@ -31,7 +31,8 @@ Conventions of the generated C:
   `minimumf` propagate NaN but do not order -0 and +0;
 - a `memref.alloca` (of a static shape) is a local array;
 - `onnxc.uniform` is a call of the runtime's counter-based random generator;
-  `onnxc.image_size` and `onnxc.image_decode` are calls of its image decoder.
+  `onnxc.image_size` and `onnxc.image_decode` are calls of its image decoder;
+  `onnxc.profile_mark` (profiling builds) is a call of the profiling hook.
 """
 
 from __future__ import annotations
@@ -66,9 +67,9 @@ from xdsl.ir.affine import (
 )
 
 from onnxc import element_types
-from onnxc.dialects.onnxc import ImageDecodeOp, ImageSizeOp
+from onnxc.dialects.onnxc import ImageDecodeOp, ImageSizeOp, ProfileMarkOp
 from onnxc.element_types import Kind
-from onnxc.emit.c_names import Namer, c_comment
+from onnxc.emit.c_names import Namer, c_comment, c_string
 from onnxc.emit.c_types import (
     bits,
     c_type,
@@ -448,6 +449,8 @@ class BodyPrinter:
             return self._narrow_float_conversion(op)
         if name == "arith.bitcast":
             return self._bitcast(op)
+        if name == "math.tanh" and isinstance(result, Float32Type):
+            return self.format("onnxc_tanhf({0})", op)  # vectorisable, unlike libm's
         if name in ("arith.index_cast", "arith.index_castui") and isinstance(result, IndexType):
             if bits(source) == 64:  # may not fit a 32-bit ptrdiff_t: saturate
                 kind = "u" if name == "arith.index_castui" else "i"
@@ -776,6 +779,11 @@ class BodyPrinter:
         arguments = [stream.pointer, stream.sizes[0], scratch.pointer, scratch.sizes[0]]
         code = op.pixel_format.value.data
         self.define(op.ok, f"onnxc_image_decode({', '.join(arguments)}, {code}) != 0")
+
+    @print_op.register(ProfileMarkOp)
+    def _print_profile_mark(self, op: ProfileMarkOp) -> None:
+        node = op.node.value.data
+        self.emit(f"onnxc_profile_mark({node}, {c_string(op.label.data)});")
 
     @print_op.register(func.ReturnOp)
     def _print_func_return(self, op: func.ReturnOp) -> None:

@@ -37,6 +37,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
         "convert_linalg_to_commented_loops", "ConvertLinalgToCommentedLoopsPass"
     ),
     "emulate-narrow-floats": _loader("emulate_narrow_floats", "EmulateNarrowFloatsPass"),
+    "insert-profile-marks": _loader("insert_profile_marks", "InsertProfileMarksPass"),
 }
 """onnxc's own passes by name: name -> a function loading the pass class."""
 
@@ -73,3 +74,6 @@ STAGES: tuple[Stage, ...] = (
 """The pipeline, in order: import produces the level before the first stage."""
 
 STAGE_NAMES: tuple[str, ...] = tuple(stage.name for stage in STAGES)
+
+PROFILE_PASSES: tuple[str, ...] = ("insert-profile-marks",)
+"""What a profiling build (compile option `profile`) runs after the last stage."""

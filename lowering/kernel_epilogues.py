@@ -1,5 +1,5 @@
 """Epilogue fusion and layout propagation for `select-kernels`: the only user
-of a kernel's result (Relu, Clip with constant bounds, a residual Add) fused
+of a kernel's result (Relu, Tanh, Clip with constant bounds, a residual Add) fused
 into the kernel, the result written over a residual that dies there, and
 `kernel.block(kernel.unblock(y))` folded to `y`."""
 
@@ -59,8 +59,8 @@ def fuse_user(view: Operation, kernels: Kernels, made: Made) -> bool:
     user = _only_user(result)
     if conv is None or user is None or conv.attr("activation"):
         return False
-    if isinstance(user, onnx.ReluOp):
-        conv.properties["activation"] = StringAttr("Relu")
+    if isinstance(user, onnx.ReluOp | onnx.TanhOp):
+        conv.properties["activation"] = StringAttr(user.SCHEMA.name)
     elif isinstance(user, onnx.ClipOp) and (bounds := _clip_bounds(user)) is not None:
         conv.properties["activation"] = StringAttr("Clip")
         conv.properties["clip_min"] = FloatAttr(bounds[0], f32)

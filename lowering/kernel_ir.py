@@ -42,6 +42,16 @@ def block_size(channels: int, kernels: Kernels) -> int:
     return lanes
 
 
+def vector_width(lanes: int, target_lanes: int) -> int:
+    """The accumulator lanes of a dense kernel whose output block is `lanes`:
+    rounded up to a multiple of 8 (a whole 256-bit vector of floats) on
+    targets with blocks of 8 lanes or more, when the block is not one
+    already; lanes past the block cost no memory but the weights' padding."""
+    if target_lanes < 8 or lanes <= 4 or lanes % 8 == 0:
+        return lanes
+    return -(-lanes // 8) * 8
+
+
 def blocked_type(nchw: TensorType, kernels: Kernels) -> TensorType:
     n, c, h, w = nchw.get_shape()
     b = block_size(c, kernels)

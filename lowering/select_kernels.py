@@ -8,8 +8,8 @@ with constant weights (group 1 or depthwise) is a `kernel.conv` between a
 `kernel.block` of its input and a `kernel.unblock` of its result (see the
 `kernel` dialect); then
 
-- a Relu, or a Clip with constant bounds, that is the only user of a
-  convolution's result becomes the convolution's `activation`;
+- a Relu, a Tanh, or a Clip with constant bounds, that is the only user of
+  a convolution's result becomes the convolution's `activation`;
 - an Add of a convolution's result (its only use, no activation yet) and a
   tensor of the same shape becomes the convolution's residual `R` (a
   following Relu then fuses too: `act(X * W + B + R)`);
@@ -57,6 +57,7 @@ from onnxc.lowering.kernel_ir import (
     no_value,
     reshaped,
     static_float,
+    vector_width,
     window_fits,
 )
 from onnxc.targets import Kernels, get_target
@@ -223,6 +224,7 @@ def _conv_properties(
         "kernel_shape": ints(kernel_shape),
         "group": IntegerAttr(group, i64),
         "pixels": IntegerAttr(kernels.pixels, i64),
+        **({"fma": IntegerAttr(1, i64)} if kernels.fma else {}),
     }
     if kernels.unrolled:
         properties["unrolled"] = IntegerAttr(1, i64)
@@ -241,28 +243,36 @@ def _packed(
     label: str,
 ) -> tuple[SSAValue, SSAValue]:
     """The packed weights [M, C, KH, KW] and bias [M] of a kernel (made once
-    per weight value): dense ones as [M/b, C, KH, KW, b], depthwise ones as
-    [C/b, KH, KW, b], the bias padded to whole blocks."""
+    per weight value): dense ones as [M/b, C, KH, KW, w], depthwise ones as
+    [C/b, KH, KW, b], the bias as [M/b, w] (w lanes of each block of b
+    outputs, the lanes past b zero): a dense kernel's accumulators are
+    whole vectors (`vector_width`), a depthwise one's read the input's
+    lanes."""
     outputs = weights.shape[0]
     lanes = block_size(outputs, kernels)
+    width = lanes if depthwise else vector_width(lanes, kernels.lanes)
     blocks = -(-outputs // lanes)
-    if ("w", w_value, lanes) not in made:
-        padded = np.zeros((blocks * lanes, *weights.shape[1:]), np.float32)
-        padded[:outputs] = weights
+    if ("w", w_value, width) not in made:
+        padded = np.zeros((blocks, width, *weights.shape[1:]), np.float32)
+        padded[:, :lanes] = np.concatenate(
+            [weights, np.zeros((blocks * lanes - outputs, *weights.shape[1:]), np.float32)]
+        ).reshape(blocks, lanes, *weights.shape[1:])
         if depthwise:  # [C/b, b, 1, KH, KW] -> [C/b, KH, KW, b]
-            packed = padded.reshape(blocks, lanes, *weights.shape[2:]).transpose(0, 2, 3, 1)
-        else:  # [M/b, b, C, KH, KW] -> [M/b, C, KH, KW, b]
-            packed = padded.reshape(blocks, lanes, *weights.shape[1:]).transpose(0, 2, 3, 4, 1)
+            packed = padded.reshape(blocks, width, *weights.shape[2:]).transpose(0, 2, 3, 1)
+        else:  # [M/b, w, C, KH, KW] -> [M/b, C, KH, KW, w]
+            packed = padded.transpose(0, 2, 3, 4, 1)
         hint = f"{w_value.name_hint or label}_packed"
-        made["w", w_value, lanes] = constant_op(np.ascontiguousarray(packed), hint, point)
+        made["w", w_value, width] = constant_op(np.ascontiguousarray(packed), hint, point)
     if bias is None:
-        return made["w", w_value, lanes], no_value(point)
-    if ("b", b_value, lanes) not in made:
-        padded_bias = np.zeros(blocks * lanes, np.float32)
-        padded_bias[:outputs] = bias.reshape(-1)
+        return made["w", w_value, width], no_value(point)
+    if ("b", b_value, width) not in made:
+        padded_bias = np.zeros((blocks, width), np.float32)
+        padded_bias[:, :lanes] = np.concatenate(
+            [bias.reshape(-1), np.zeros(blocks * lanes - outputs, np.float32)]
+        ).reshape(blocks, lanes)
         hint = f"{b_value.name_hint or label}_padded"
-        made["b", b_value, lanes] = constant_op(padded_bias, hint, point)
-    return made["w", w_value, lanes], made["b", b_value, lanes]
+        made["b", b_value, width] = constant_op(padded_bias.reshape(-1), hint, point)
+    return made["w", w_value, width], made["b", b_value, width]
 
 
 def _consistent(

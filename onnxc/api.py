@@ -297,7 +297,14 @@ def _import_and_lower(
         imported = import_model(
             proto, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
         )
-        return lower(imported.module, "loops", on_stage=on_stage, target=options.target), imported
+        module = lower(
+            imported.module,
+            "loops",
+            on_stage=on_stage,
+            target=options.target,
+            profile=options.profile,
+        )
+        return module, imported
     if not isinstance(model, onnx.ModelProto):
         progress.step("load")
     nodes = len(proto.graph.node)
@@ -317,7 +324,13 @@ def _import_and_lower(
 
     with reporting(lambda done, total: progress.count("lower: linalg", done, total)):
         return (
-            lower(imported.module, "loops", on_stage=stage_ended, target=options.target),
+            lower(
+                imported.module,
+                "loops",
+                on_stage=stage_ended,
+                target=options.target,
+                profile=options.profile,
+            ),
             imported,
         )
 

@@ -5,9 +5,7 @@ After the `memory` stage every planned buffer is a `memref.view` of the arena
 lists them with their offset and bytes, the steps during which they are live,
 and the node that writes them, for the report's picture of memory.
 
-A step is one ONNX node: the top-level operations of the function carry the
-`onnxc.comment` of the node they come from ("Conv conv1"), and consecutive
-operations of one node form one step, numbered in function order. A buffer is
+A step is the code of one ONNX node (`onnxc.lowering.node_steps`). A buffer is
 live from the step of the first operation that touches it to the step of the
 last (as the planner's liveness, which works on operations, sees it); the node
 writing it is the one of the first operation.
@@ -18,12 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
+from xdsl.ir import Attribute
 
 from onnxc import element_types
-from onnxc.ir_names import ARENA, COMMENT
+from onnxc.ir_names import ARENA
 from onnxc.lowering.buffer_uses import top_level_index, touches
+from onnxc.lowering.node_steps import comment_of, node_steps
 from onnxc.lowering.plan_memory import storage_bytes
 
 
@@ -54,24 +53,6 @@ def _main(module: ModuleOp) -> func.FuncOp | None:
     return next((op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks), None)
 
 
-def _label(op: Operation) -> str:
-    comment = op.attributes.get(COMMENT)
-    return comment.data if isinstance(comment, StringAttr) else ""
-
-
-def _steps(ops: list[Operation]) -> tuple[list[int], list[str]]:
-    """The step of each top-level op, and each step's node: an op without a
-    comment belongs to the step before it (or the first)."""
-    of_op: list[int] = []
-    names: list[str] = []
-    for op in ops:
-        label = _label(op)
-        if label and (not names or names[-1] != label):
-            names.append(label)
-        of_op.append(max(len(names) - 1, 0))
-    return of_op, names or [""]
-
-
 def _type_name(t: Attribute) -> str:
     found = element_types.of_ir(t)
     return element_types.onnx_type_name(found.onnx_code).lower() if found is not None else str(t)
@@ -92,7 +73,7 @@ def arena_buffers(module: ModuleOp) -> ArenaMap:
         return ArenaMap([], [""])
     ops = list(fn.body.block.ops)
     body = {op: i for i, op in enumerate(ops)}
-    step_of, steps = _steps(ops)
+    step_of, steps = node_steps(ops)
     buffers: list[ArenaBuffer] = []
     for op in ops:
         if not isinstance(op, memref.ViewOp):
@@ -118,7 +99,7 @@ def arena_buffers(module: ModuleOp) -> ArenaMap:
                 size=storage_bytes(t.element_type, count) if all(d >= 0 for d in shape) else 0,
                 first=step_of[where[0]],
                 last=step_of[where[-1]],
-                node=_label(ops[where[0]]),
+                node=comment_of(ops[where[0]]),
                 element_type=_type_name(t.element_type),
                 shape=shape,
             )

@@ -9,7 +9,8 @@ compared, so that a noisy machine slows both alike. onnxc is timed through
 onnxruntime through `InferenceSession.run` with one intra-op and one
 inter-op thread. GFLOP/s count two operations per multiply-accumulate of the
 nodes the size report counts (Conv, ConvTranspose, Gemm, MatMul and their
-integer forms); other work is not counted.
+integer forms); other work is not counted. With `per_layer`, a profiling
+build says where onnxc's time goes, node by node (`onnxc.bench_layers`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,16 @@ from typing import Any
 import numpy as np
 
 from onnxc.api import CompiledModel, compile_with
+from onnxc.bench_layers import (
+    LayerProfile,
+    assemble,
+    format_layers,
+    onnxruntime_nodes,
+    profiled_model,
+    time_steps,
+)
 from onnxc.errors import OnnxcError
-from onnxc.importer import import_model
+from onnxc.importer import import_model, load_model
 from onnxc.options import CompileOptions
 from onnxc.pipeline import lower
 from onnxc.random_inputs import random_input
@@ -47,6 +56,8 @@ class BenchResult:
     max_abs_difference: float
     rounds: int
     repeat: int
+    layers: LayerProfile | None = None
+    """Where the time goes (`bench(per_layer=True)`), else None."""
 
     @property
     def ratio(self) -> float:
@@ -88,14 +99,30 @@ def _inputs(model: CompiledModel, dims: dict[str, int], seed: int) -> dict[str, 
     }
 
 
+def macs_by_node(path: Path, options: CompileOptions) -> dict[str, int]:
+    """The multiply-accumulates the size report counts, by ONNX node name."""
+    imported = import_model(path, options.dims, options.shapes, options.max_dims)
+    found: dict[str, int] = {}
+    for row in layer_rows(lower(imported.module, "onnx")):
+        found[row.name] = found.get(row.name, 0) + row.macs
+    return found
+
+
 def macs_of(path: Path, options: CompileOptions) -> int:
     """The multiply-accumulates the size report counts for the model."""
-    imported = import_model(path, options.dims, options.shapes, options.max_dims)
-    return sum(row.macs for row in layer_rows(lower(imported.module, "onnx")))
+    return sum(macs_by_node(path, options).values())
 
 
-def bench(path: Path, options: CompileOptions, *, rounds: int = 7, seed: int = 0) -> BenchResult:
-    """Compile `path` for the host and time it against onnxruntime."""
+def bench(
+    path: Path,
+    options: CompileOptions,
+    *,
+    rounds: int = 7,
+    seed: int = 0,
+    per_layer: bool = False,
+) -> BenchResult:
+    """Compile `path` for the host and time it against onnxruntime; with
+    `per_layer`, profile both node by node too."""
     if rounds < 1:
         raise OnnxcError("bench: --rounds must be 1 or more")
     if not get_target(options.target).is_host:
@@ -125,13 +152,21 @@ def bench(path: Path, options: CompileOptions, *, rounds: int = 7, seed: int = 0
     for _ in range(rounds):
         onnxc_times.append(_per_call_ms(lambda: model.run(feeds), repeat))
         ort_times.append(_per_call_ms(lambda: session.run(None, ort_feeds), repeat))
+    macs = macs_by_node(path, options)
+    layers = None
+    if per_layer:
+        profiled = profiled_model(path, options)
+        labels, ms, call_ms = time_steps(profiled, lambda: profiled.run(feeds), rounds, repeat)
+        theirs = onnxruntime_nodes(path, ort_feeds)
+        layers = assemble(labels, ms, call_ms, macs, theirs, load_model(path))
     return BenchResult(
         onnxc_ms=statistics.median(onnxc_times),
         onnxruntime_ms=statistics.median(ort_times),
-        macs=macs_of(path, options),
+        macs=sum(macs.values()),
         max_abs_difference=difference,
         rounds=rounds,
         repeat=repeat,
+        layers=layers,
     )
 
 
@@ -150,4 +185,8 @@ def format_result(name: str, result: BenchResult) -> str:
         f"({result.rounds} rounds of {result.repeat} calls each, alternating; medians; "
         "ratio = onnxruntime / onnxc, above 1 is faster; one thread each)"
     )
-    return "\n".join([header, row, footer])
+    lines = [header, row, footer]
+    if result.layers is not None:
+        lines += ["", "per layer (onnxc's profiling build; onnxruntime's own profiler):"]
+        lines.append(format_layers(result.layers))
+    return "\n".join(lines)

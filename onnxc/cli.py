@@ -8,6 +8,7 @@
     onnxc --version
     onnxc check MODEL.onnx [--dim SYM=N]... [--shape INPUT=D0,D1,...]...
     onnxc bench MODEL.onnx [--dim SYM=N]... [--shape INPUT=D0,D1,...]... [--rounds N] [--seed N]
+                [--per-layer]
     onnxc cache info|clear
 
 `compile` also writes a build recipe for the target (a Makefile and NAME.cmake);
@@ -123,7 +124,9 @@ def _bench_command(args: argparse.Namespace) -> int:
     from onnxc.bench import bench, format_result
 
     path = Path(args.model)
-    result = bench(path, compile_options(args), rounds=args.rounds, seed=args.seed)
+    result = bench(
+        path, compile_options(args), rounds=args.rounds, seed=args.seed, per_layer=args.per_layer
+    )
     print(format_result(path.stem, result))
     return 0
 
@@ -334,6 +337,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--rounds", type=int, default=7, help="alternating rounds (default 7); medians compared"
     )
     bench_parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    bench_parser.add_argument(
+        "--per-layer",
+        action="store_true",
+        help="also time each node (a profiling build) beside onnxruntime's own profile",
+    )
     bench_parser.set_defaults(handler=_bench_command)
 
     cache_parser = commands.add_parser(

@@ -34,7 +34,9 @@ class CompileOptions:
     and output bound exist: needed for MCU targets); `name` is the C prefix
     (default: the file's stem); `target` the board or "host"; `opt_level` the
     C compiler's -O level; `separate_weights` writes the weights to
-    `NAME_weights.c`; `timeout` limits each emulator run (seconds)."""
+    `NAME_weights.c`; `timeout` limits each emulator run (seconds); `profile`
+    makes a profiling build, whose C calls the `onnxc_profile_mark` hook where
+    each node's code starts (see `onnxc.bench_layers`)."""
 
     dims: dict[str, int] = field(default_factory=dict[str, int])
     shapes: dict[str, InputShape] = field(default_factory=dict[str, InputShape])
@@ -44,6 +46,7 @@ class CompileOptions:
     opt_level: int = 2
     separate_weights: bool = False
     timeout: float = DEFAULT_TIMEOUT
+    profile: bool = False
 
     @classmethod
     def make(
@@ -57,6 +60,7 @@ class CompileOptions:
         opt_level: int = 2,
         separate_weights: bool = False,
         timeout: float = DEFAULT_TIMEOUT,
+        profile: bool = False,
     ) -> CompileOptions:
         """Options from the keyword arguments of `onnxc.compile`, checked and
         normalised (shapes as tuples of ints), so equal options compare equal."""
@@ -73,6 +77,7 @@ class CompileOptions:
             opt_level=opt_level,
             separate_weights=separate_weights,
             timeout=float(timeout),
+            profile=profile,
         )
 
     def comment(self) -> str:
@@ -82,5 +87,6 @@ class CompileOptions:
             "shapes": self.shapes,
             "max_dims": self.max_dims,
             "target": self.target,
+            "profile": self.profile,
         }
         return ", ".join(f"{k}={v!r}" for k, v in shown.items() if v)

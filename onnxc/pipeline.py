@@ -24,7 +24,7 @@ from onnxc.dialects.onnx import ONNX
 from onnxc.dialects.onnx_ml import ONNX_ML
 from onnxc.dialects.onnxc import ONNXC
 from onnxc.errors import InternalError, OnnxcError
-from onnxc.lowering import PASSES, STAGE_NAMES, STAGES
+from onnxc.lowering import PASSES, PROFILE_PASSES, STAGE_NAMES, STAGES
 
 __all__ = ["STAGE_NAMES", "lower", "make_context", "pass_class"]
 
@@ -58,17 +58,20 @@ def lower(
     *,
     on_stage: Callable[[str, ModuleOp], None] | None = None,
     target: str = "host",
+    profile: bool = False,
 ) -> ModuleOp:
     """Run the passes up to and including stage `until` (in place).
 
     `on_stage(stage, module)` is called after each stage's passes, so a caller
     can look at (not change) every level of one compilation. Passes with a
-    `target` option (select-kernels) get `target`."""
+    `target` option (select-kernels) get `target`. With `profile`, the last
+    stage ends with `PROFILE_PASSES` (when `until` is the last stage)."""
     if until not in STAGE_NAMES:
         raise OnnxcError(f"unknown stage '{until}' (stages: {', '.join(STAGE_NAMES)})")
     ctx = ctx or make_context()
     for stage in STAGES[: STAGE_NAMES.index(until) + 1]:
-        for name in stage.passes:
+        last = stage is STAGES[-1]
+        for name in (*stage.passes, *(PROFILE_PASSES if profile and last else ())):
             cls = pass_class(name)
             options = {"target": target} if "target" in cls.__dataclass_fields__ else {}
             cls(**options).apply(ctx, module)

@@ -15,6 +15,7 @@
 #ifndef ONNXC_RUNTIME_H_
 #define ONNXC_RUNTIME_H_
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -356,6 +357,44 @@ static inline double onnxc_f64_bits(int64_t x) {
   } u;
   u.i = x;
   return u.f;
+}
+
+/* ---- tanh of a float: vectorisable, rounded as tanh in double ---------- */
+/*
+ * onnxc_tanhf(x) is (float)tanh((double)x), for each of the 2^32 floats
+ * (checked exhaustively against glibc's tanh; NaN stays NaN, -0 stays -0,
+ * infinities give +-1), computed without a call or a branch so that the C
+ * compiler vectorises a loop of it (libm's tanhf is a call per element):
+ * tanh|x| = e / (e + 2) with e = expm1(2|x|) in double, where 2|x| = k ln2 + r
+ * (|r| <= ln2/2, k rounded by adding 1.5 * 2^52), expm1(2|x|) =
+ * 2^k expm1(r) + (2^k - 1) and expm1(r) is its Taylor polynomial to r^11;
+ * |x| is clamped to 20 first (tanh(20) rounds to 1) with integer
+ * operations, as is the sign put back. Targets without double-precision
+ * hardware (32-bit Arm other than with a double FPU) call tanhf instead.
+ */
+static inline float onnxc_tanhf(float x) {
+#if defined(__arm__) && !(defined(__ARM_FP) && (__ARM_FP & 8))
+  return tanhf(x);
+#else
+  const uint32_t bits = (uint32_t)onnxc_bits_f32(x);
+  const uint32_t magnitude = bits & 0x7FFFFFFFu;
+  /* or'ing a NaN's bits in keeps it a NaN (and the arithmetic branch-free) */
+  const uint32_t nan_bits = magnitude & (0u - (uint32_t)(magnitude > 0x7F800000u));
+  const uint32_t clamped = (magnitude < 0x41A00000u ? magnitude : 0x41A00000u) | nan_bits;
+  const double y = 2.0 * (double)onnxc_f32_bits((int32_t)clamped);
+  const double shifted = y * 1.4426950408889634 + 6755399441055744.0;
+  const double k = shifted - 6755399441055744.0;
+  const double r = (y - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;
+  const uint64_t exponent = (((uint64_t)onnxc_bits_f64(shifted) & 0xFFFu) + 1023u) << 52;
+  const double scale = onnxc_f64_bits((int64_t)exponent);
+  const double p =
+      r * (1.0 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 +
+      r * (1.0 / 720 + r * (1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 +
+      r * (1.0 / 3628800 + r * (1.0 / 39916800)))))))))));
+  const double e = scale * p + (scale - 1.0);
+  const float t = (float)(e / (e + 2.0));
+  return onnxc_f32_bits((int32_t)((uint32_t)onnxc_bits_f32(t) | (bits & 0x80000000u)));
+#endif
 }
 
 /* ---- float16 and bfloat16 ------------------------------------------------ */
@@ -738,6 +777,14 @@ ptrdiff_t onnxc_image_size(const uint8_t *stream, ptrdiff_t length, ptrdiff_t *h
                            ptrdiff_t *width);
 int onnxc_image_decode(const uint8_t *stream, ptrdiff_t length, uint8_t *scratch,
                        ptrdiff_t scratch_bytes, int pixel_format);
+
+/* Profiling: a model compiled with the `profile` option (onnxc bench
+ * --per-layer builds one) calls this hook where the code of each ONNX node
+ * starts, with the node's step number (from 0, in order) and its label
+ * ("Conv conv1"), and once more at the end with the step count and an empty
+ * label. Whoever links a profiling build provides it (on the host, onnxc's
+ * bench reads a clock); other builds never call it. */
+void onnxc_profile_mark(int32_t node, const char *label);
 
 #ifdef __cplusplus
 }

@@ -201,7 +201,10 @@ def test_digits_figures(digits_report: Report) -> None:
     assert report.intermediates_bytes == 4 * (2 * 512 + 2 * 1024 + 2 * 256)
     assert report.max_live_bound == 4 * 2 * 1024  # conv2's output and its Relu
     weights = 4 * (8 * 9 + 8 + 16 * 8 * 9 + 16 + 10 * 256 + 10)
-    assert report.weight_bytes == report.onnx_weight_bytes == weights
+    assert report.onnx_weight_bytes == weights
+    # the host's kernel for the 10-output Gemm has accumulators of 16 lanes:
+    # its packed weights and bias are padded with zeros to 16 outputs
+    assert report.weight_bytes == weights + 4 * 6 * (256 + 1)
     assert report.workspace_size > 0
 
 
@@ -217,7 +220,7 @@ def test_digits_format(digits_report: Report) -> None:
     ratio = digits_report.workspace_size / 8192
     assert f"arena {digits_report.workspace_size:,} B" in text
     assert f"(arena/bound = {ratio:.2f})" in text
-    assert "weights 15,272 B" in text
+    assert "weights 21,440 B" in text  # with the padding of the Gemm's kernel
     assert "code size: not measured" in text
 
 

@@ -35,3 +35,16 @@ func.func @uniform(%k: i64, %i: i64) -> (f32, f64) {
 // CHECK-LABEL: func.func @uniform(%k: i64, %i: i64) -> (f32, f64)
 // CHECK-NEXT:    %{{.*}} = onnxc.uniform %k, %i : f32
 // CHECK-NEXT:    %{{.*}} = onnxc.uniform %k, %i : f64
+
+// onnxc.profile_mark: in a profiling build, step 3 (the code of one node)
+// starts here; an empty label ends the last step.
+
+func.func @profile() {
+  onnxc.profile_mark 3 : i64, "Conv conv1"
+  onnxc.profile_mark 4 : i64, ""
+  func.return
+}
+
+// CHECK-LABEL: func.func @profile()
+// CHECK-NEXT:    onnxc.profile_mark 3 : i64, "Conv conv1"
+// CHECK-NEXT:    onnxc.profile_mark 4 : i64, ""

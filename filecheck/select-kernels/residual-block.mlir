@@ -4,7 +4,9 @@
 // the second conv's own input, so it is not overwritten in place). Both
 // convolutions become blocked kernels with their epilogues fused; the blocked
 // layout passes from one kernel to the next (one block at the input, one
-// unblock at the output); 24 channels are blocked by 12 (no padding lanes).
+// unblock at the output); 24 channels are blocked by 12 (no padding lanes),
+// and the packed weights and bias have 16 lanes a block (a whole vector of
+// accumulators; zeros past the 12).
 func.func @residual(%x: tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32> {
   %w = "onnx.Constant"() <{value = dense<0.5> : tensor<24x24x3x3xf32>}> {onnx_node_name = "w"} : () -> tensor<24x24x3x3xf32>
   %b = "onnx.Constant"() <{value = dense<0.25> : tensor<24xf32>}> {onnx_node_name = "b"} : () -> tensor<24xf32>
@@ -18,8 +20,8 @@ func.func @residual(%x: tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32> {
 }
 
 // CHECK-LABEL: func.func @residual
-// CHECK:         %[[W:.*]] = "onnx.Constant"() <{value = dense_resource<w_packed> : tensor<2x24x3x3x12xf32>}>
-// CHECK:         %[[B:.*]] = "onnx.Constant"() <{value = dense_resource<b_padded> : tensor<24xf32>}>
+// CHECK:         %[[W:.*]] = "onnx.Constant"() <{value = dense_resource<w_packed> : tensor<2x24x3x3x16xf32>}>
+// CHECK:         %[[B:.*]] = "onnx.Constant"() <{value = dense_resource<b_padded> : tensor<32xf32>}>
 // CHECK:         %[[X:.*]] = "kernel.block"(%x) {onnx_node_name = "conv1 input"} : (tensor<1x24x6x6xf32>) -> tensor<1x2x6x6x12xf32>
 // CHECK:         %[[C1:.*]] = "kernel.conv"(%[[X]], %[[W]], %[[B]], %{{.*}}) <{{.*}}pixels = 4 : i64, activation = "Relu"}> {onnx_node_name = "conv1+relu1"}
 // CHECK-SAME:      -> tensor<1x2x6x6x12xf32>
@@ -55,3 +57,25 @@ func.func @depthwise(%x: tensor<1x40x8x8xf32>) -> tensor<1x40x4x4xf32> {
 // CHECK:         %[[S:.*]] = "kernel.conv"(%[[X]], {{.*}}{onnx_node_name = "shortcut"}
 // CHECK:         %[[D:.*]] = "kernel.conv"(%[[X]], %{{.*}}, %{{.*}}, %[[S]]) <{{.*}}group = 40 : i64{{.*}}activation = "Clip", clip_min = 0.000000e+00 : f32, clip_max = 6.000000e+00 : f32, in_place = 1 : i64}> {onnx_node_name = "dw+add+relu6"}
 // CHECK:         "kernel.unblock"(%[[D]])
+
+// -----
+
+// A Tanh that is the only user of a convolution's result is its activation,
+// so the pooling after it takes the blocked result; 6 output channels are one
+// block of 6 whose weights have 8 lanes.
+func.func @tanh(%x: tensor<1x1x6x6xf32>) -> tensor<1x6x2x2xf32> {
+  %w = "onnx.Constant"() <{value = dense<0.5> : tensor<6x1x3x3xf32>}> {onnx_node_name = "w"} : () -> tensor<6x1x3x3xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %c = "onnx.Conv"(%x, %w, %none) {onnx_node_name = "conv"} : (tensor<1x1x6x6xf32>, tensor<6x1x3x3xf32>, none) -> tensor<1x6x4x4xf32>
+  %t = "onnx.Tanh"(%c) {onnx_node_name = "tanh"} : (tensor<1x6x4x4xf32>) -> tensor<1x6x4x4xf32>
+  %y = "onnx.AveragePool"(%t) <{kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>}> {onnx_node_name = "pool"} : (tensor<1x6x4x4xf32>) -> tensor<1x6x2x2xf32>
+  func.return %y : tensor<1x6x2x2xf32>
+}
+
+// CHECK-LABEL: func.func @tanh
+// CHECK:         "onnx.Constant"() <{value = dense_resource<w_packed{{.*}}> : tensor<1x1x3x3x8xf32>}>
+// CHECK:         %[[C:.*]] = "kernel.conv"({{.*}}activation = "Tanh"}> {onnx_node_name = "conv+tanh"}
+// CHECK-SAME:      -> tensor<1x1x4x4x6xf32>
+// CHECK-NOT:     onnx.Tanh
+// CHECK:         %[[P:.*]] = "kernel.pool"(%[[C]])
+// CHECK:         "kernel.unblock"(%[[P]])

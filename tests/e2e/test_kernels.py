@@ -60,7 +60,15 @@ CONVS = {
     "depthwise_stride2": lambda: _single(
         40, 40, 3, (9, 9), pads=[1, 1, 1, 1], strides=[2, 2], group=40
     ),
+    # a row narrower than a register block: one masked block
+    "depthwise_narrow": lambda: _single(32, 32, 3, (7, 5), pads=[1, 1, 1, 1], group=32),
     "batch2": lambda: _single(16, 16, 3, (6, 6), batch=2, pads=[1, 1, 1, 1]),
+    # masked blocks at both borders around a loop of inside ones
+    "wide_row": lambda: _single(8, 16, 3, (5, 40), pads=[1, 1, 1, 1]),
+    # 18 input channels: blocks of 16, the second with padding lanes
+    "partial_input_block": lambda: _single(18, 16, 3, (6, 6), pads=[1, 1, 1, 1]),
+    # padding wider than a block: whole blocks see only padding
+    "pads_beyond_a_block": lambda: _single(2, 8, 3, (4, 30), pads=[0, 10, 0, 10]),
 }
 
 
@@ -191,3 +199,30 @@ def test_gemm_kernels_leave_what_they_do_not_compute() -> None:
     wide = _gemm(4, 32, 40, 1, False)
     assert _kernel_ops(wide, "host") == []
     _compare(wide, "host")
+
+
+def test_tanh_epilogues() -> None:
+    """Conv+Tanh (6 channels: a block of 6 with accumulators of 8 lanes) with
+    an AveragePool on its blocked result, and Gemm+Tanh (84 outputs: blocks
+    of 12 with accumulators of 16), as LeNet-5 has them."""
+    rng = np.random.default_rng(5)
+    conv, weights = _conv("conv", "x", "c", 1, 6, 5, rng)
+    b = (rng.standard_normal((84, 96)) / 4).astype(np.float32)
+    nodes = [
+        conv,
+        helper.make_node("Tanh", ["c"], ["t"]),
+        helper.make_node("AveragePool", ["t"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Flatten", ["p"], ["f"]),
+        helper.make_node("Gemm", ["f", "b", "bias"], ["g"], transB=1),
+        helper.make_node("Tanh", ["g"], ["y"]),
+    ]
+    weights += [
+        numpy_helper.from_array(b, "b"),
+        numpy_helper.from_array(rng.standard_normal(84).astype(np.float32), "bias"),
+    ]
+    model = _model(nodes, weights, [1, 1, 12, 12], outputs=(("y", [1, 84]),))
+    module = lower(import_model(model).module, "kernels", target="host")
+    activations = [op.attr("activation") for op in module.walk() if isinstance(op, kernel.ConvOp)]
+    assert activations == ["Tanh", "Tanh"]
+    assert _kernel_ops(model, "host").count("kernel.pool") == 1
+    _compare(model, "host")

@@ -33,6 +33,7 @@ def build_driver(folder: Path, source: str) -> Path:
             str(folder / "driver.c"),
             "-o",
             str(program),
+            "-lm",
         ],
         check=True,
     )
