@@ -19,6 +19,15 @@ vector loop. Lanes past C in the last block are padding no operation reads.
   block: how many output pixels of a row one kernel step computes; with
   `in_place`, Y is written over R's buffer (R's last use: each output reads
   only its own element of R).
+- `kernel.matmul`: a matrix product in row-major layout, `Y = act(A B + D + R)`
+  for A `[G, M, K]`, with its epilogue fused. B is either packed at compile
+  time as `[ceil(N/b), K, b]` (`packed`, shared by the G products) or a
+  row-major `[G or 1, K, N]` read as it is; Y is `[G, M, N]`. `D` is an
+  optional bias of N elements: the accumulators'
+  initial value with `bias_first` (Gemm's C), else added to each sum (a
+  MatMul's following Add); `R` an optional addend of Y's shape (a residual).
+  `rows` is the register block: how many rows of A one kernel step computes,
+  each into `b` independent columns (`lanes`).
 
 The operations share `OnnxOp`'s base, with schemas of their own (domain
 `onnxc.kernel`), so that a lowering treats them like any `onnx.*` operation.
@@ -84,6 +93,23 @@ def _window() -> list[OpSchema.Attribute]:
     ]
 
 
+def _activation() -> list[OpSchema.Attribute]:
+    """The attributes of a fused activation."""
+    return [
+        _default("activation", "", "'', 'Relu' or 'Clip'"),
+        _default("clip_min", float("-inf"), "Clip's minimum"),
+        _default("clip_max", float("inf"), "Clip's maximum"),
+    ]
+
+
+class _Epilogue(OnnxOp):
+    """Base of the kernels with a fused activation (`_activation()`)."""
+
+    activation = opt_prop_def(StringAttr)
+    clip_min = opt_prop_def(FloatAttr)
+    clip_max = opt_prop_def(FloatAttr)
+
+
 @irdl_op_definition
 class BlockOp(OnnxOp):
     """`kernel.block`: an NCHW tensor in the channel-blocked layout."""
@@ -109,7 +135,7 @@ class UnblockOp(OnnxOp):
 
 
 @irdl_op_definition
-class ConvOp(OnnxOp):
+class ConvOp(_Epilogue):
     """`kernel.conv`: a blocked 2-D convolution with a fused epilogue."""
 
     name = "kernel.conv"
@@ -125,9 +151,7 @@ class ConvOp(OnnxOp):
         [
             *_window(),
             _default("group", 1, "1, or the channel count (depthwise)"),
-            _default("activation", "", "'', 'Relu' or 'Clip'"),
-            _default("clip_min", float("-inf"), "Clip's minimum"),
-            _default("clip_max", float("inf"), "Clip's maximum"),
+            *_activation(),
             _default("pixels", 1, "output pixels per register block"),
             _default("in_place", 0, "1: Y is written over R (its last use)"),
         ],
@@ -143,9 +167,6 @@ class ConvOp(OnnxOp):
     pads = opt_prop_def(DenseArrayBase)
     kernel_shape = opt_prop_def(DenseArrayBase)
     group = opt_prop_def(IntegerAttr)
-    activation = opt_prop_def(StringAttr)
-    clip_min = opt_prop_def(FloatAttr)
-    clip_max = opt_prop_def(FloatAttr)
     pixels = opt_prop_def(IntegerAttr)
     in_place = opt_prop_def(IntegerAttr)
 
@@ -176,6 +197,40 @@ class PoolOp(OnnxOp):
     count_include_pad = opt_prop_def(IntegerAttr)
 
 
-KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp], [])
+@irdl_op_definition
+class MatmulOp(_Epilogue):
+    """`kernel.matmul`: a register-blocked matrix product with a fused epilogue."""
 
-__all__ = ["DOMAIN", "KERNEL", "BlockOp", "ConvOp", "PoolOp", "UnblockOp"]
+    name = "kernel.matmul"
+    SCHEMA: ClassVar[OpSchema] = _schema(
+        "Matmul",
+        "row-major matrix product, act(A B + D + R)",
+        [
+            _Param("A", "T", "[G, M, K]"),
+            _Param("B", "T", "packed [N/b, K, b], or row-major [G or 1, K, N]"),
+            _Param("D", "T", "bias of N elements", param_option=_OPTIONAL),
+            _Param("R", "T", "addend of Y's shape", param_option=_OPTIONAL),
+        ],
+        [
+            _default("packed", 0, "1: B is packed [N/b, K, b]"),
+            _default("lanes", 1, "b: the columns of one register block"),
+            _default("rows", 1, "rows of A per register block"),
+            _default("bias_first", 0, "1: D starts the sums (else it is added to them)"),
+            *_activation(),
+        ],
+    )
+
+    A = operand_def(TensorType)
+    B = operand_def(TensorType)
+    D = operand_def(TensorType | NoneType)
+    R = operand_def(TensorType | NoneType)
+    Y = result_def(TensorType)
+    packed = opt_prop_def(IntegerAttr)
+    lanes = opt_prop_def(IntegerAttr)
+    rows = opt_prop_def(IntegerAttr)
+    bias_first = opt_prop_def(IntegerAttr)
+
+
+KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp, MatmulOp], [])
+
+__all__ = ["DOMAIN", "KERNEL", "BlockOp", "ConvOp", "MatmulOp", "PoolOp", "UnblockOp"]

@@ -59,6 +59,7 @@ from onnxc.lowering.kernel_ir import (
     static_float,
     window_fits,
 )
+from onnxc.lowering.kernel_products import select_products
 from onnxc.targets import Kernels, get_target
 
 
@@ -85,6 +86,7 @@ def _select(block: Block, kernels: Kernels) -> None:
         _block_conv(conv, kernels, made)
     for gemm in [o for o in block.ops if isinstance(o, onnx.GemmOp)]:
         _block_gemm(gemm, kernels, made)
+    select_products(block, kernels, made)
     changed = True
     while changed:
         changed = False

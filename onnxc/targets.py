@@ -127,7 +127,7 @@ TARGETS: dict[str, Target] = {
             "this machine's C compiler for this machine's CPU (-march=native), loaded into "
             "Python with cffi",
             cc="cc",
-            cflags=("-march=native", *_KERNEL_FLAGS),
+            cflags=("-march=native", "-mprefer-vector-width=512", *_KERNEL_FLAGS),
             kernels=Kernels(lanes=16, pixels=8 if "avx512f" in host_cpu_flags() else 4),
         ),
         Target(

@@ -193,7 +193,7 @@ class ConvOpLowering(OnnxLowering[kernel.ConvOp]):
             out = residual  # each output reads only its own element of R first
         else:
             out = self.result_buffer(rewriter, op.Y, list(y_shape))
-        _Kernel(g, x, w, bias, residual, out, _activation(op)).build(builder_before(op), y_shape[0])
+        _Kernel(g, x, w, bias, residual, out, activation(op)).build(builder_before(op), y_shape[0])
         self.replace(rewriter, op, [out])
 
 
@@ -201,7 +201,8 @@ def _pair(values: Sequence[int]) -> tuple[int, int]:
     return int(values[0]), int(values[1])
 
 
-def _activation(op: kernel.ConvOp) -> Activation:
+def activation(op: kernel.ConvOp | kernel.MatmulOp) -> Activation:
+    """The fused activation of a kernel (its `activation` property)."""
     kind = op.attr("activation")
     if kind == "Relu":
         return lambda b, v: scalar.MAX(b, v, scalar.constant(b, 0.0, f32))
@@ -337,7 +338,7 @@ class _Kernel:
                 weight = load(inner, self.w, [cb, kh, kw, v])
                 for acc, iw in zip(accumulators, columns, strict=True):
                     value = load(inner, self.x, [n, cb, ih, iw, v])
-                    _accumulate(inner, acc, v, value, weight)
+                    accumulate(inner, acc, v, value, weight)
 
             self._lanes(b, lane)
             return
@@ -351,7 +352,7 @@ class _Kernel:
         def dense_lane(inner: Builder, v: SSAValue) -> None:
             weight = load(inner, self.w, [cb, ci, kh, kw, v])
             for acc, value in zip(accumulators, values, strict=True):
-                _accumulate(inner, acc, v, value, weight)
+                accumulate(inner, acc, v, value, weight)
 
         self._lanes(b, dense_lane)
 
@@ -402,7 +403,8 @@ def _remainder(b: Builder, value: SSAValue, divisor: int) -> SSAValue:
     return b.insert(arith.RemUIOp(value, modulus)).result
 
 
-def _accumulate(b: Builder, acc: SSAValue, v: SSAValue, value: SSAValue, weight: SSAValue) -> None:
+def accumulate(b: Builder, acc: SSAValue, v: SSAValue, value: SSAValue, weight: SSAValue) -> None:
+    """acc[v] += value * weight."""
     total = scalar.ADD(b, load(b, acc, [v]), scalar.MUL(b, value, weight))
     b.insert(memref.StoreOp.get(total, acc, [v]))
 
@@ -412,6 +414,8 @@ __all__ = [
     "BlockOpLowering",
     "ConvOpLowering",
     "UnblockOpLowering",
+    "accumulate",
+    "activation",
     "load",
     "loops_over",
     "tap_range",

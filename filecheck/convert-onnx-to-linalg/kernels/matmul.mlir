@@ -1,0 +1,49 @@
+// RUN: xdsl-opt -p convert-onnx-to-linalg %s | filecheck %s
+
+// A [1, 6, 4] by B packed [2, 4, 16] into [1, 6, 20] (N = 20), register
+// blocks of 4 rows, a bias added after the sums and Relu: column block 0
+// takes 16 lanes, the last block 4; rows 0..3 are one block of four
+// accumulators, rows 4 and 5 one block of two.
+func.func @matmul(%a: tensor<1x6x4xf32>) -> tensor<1x6x20xf32> {
+  %w = "onnx.Constant"() <{value = dense<0.5> : tensor<2x4x16xf32>}> {onnx_node_name = "w"} : () -> tensor<2x4x16xf32>
+  %b = "onnx.Constant"() <{value = dense<0.25> : tensor<20xf32>}> {onnx_node_name = "b"} : () -> tensor<20xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %y = "kernel.matmul"(%a, %w, %b, %none) <{packed = 1 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64, activation = "Relu"}> {onnx_node_name = "matmul"} : (tensor<1x6x4xf32>, tensor<2x4x16xf32>, tensor<20xf32>, none) -> tensor<1x6x20xf32>
+  func.return %y : tensor<1x6x20xf32>
+}
+
+// CHECK-LABEL: func.func @matmul
+// The whole column block: the loop over row blocks of four.
+// CHECK:         scf.for %[[M0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           %[[A0:.*]] = memref.alloca() : memref<16xf32>
+// CHECK-NEXT:      %[[A1:.*]] = memref.alloca() : memref<16xf32>
+// CHECK-NEXT:      %[[A2:.*]] = memref.alloca() : memref<16xf32>
+// CHECK-NEXT:      %[[A3:.*]] = memref.alloca() : memref<16xf32>
+// The accumulators start from zero (the bias comes after the sums).
+// CHECK:           scf.for
+// CHECK-NEXT:        arith.constant 0.000000e+00 : f32
+// Over k: one element of A per row, then the lane loop updates all four
+// accumulators with one element of the packed B.
+// CHECK:           scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             memref.load %a
+// CHECK:             memref.load %a
+// CHECK:             memref.load %a
+// CHECK:             memref.load %a
+// CHECK:             scf.for %[[V:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:          %[[WV:.*]] = memref.load %{{.*}}[%{{.*}}, %[[K]], %[[V]]] : memref<2x4x16xf32>
+// CHECK-NEXT:          %{{.*}} = memref.load %[[A0]][%[[V]]] : memref<16xf32>
+// CHECK-NEXT:          %{{.*}} = arith.mulf %{{.*}}, %[[WV]] : f32
+// CHECK-NEXT:          %{{.*}} = arith.addf
+// CHECK-NEXT:          memref.store %{{.*}}, %[[A0]][%[[V]]] : memref<16xf32>
+// The epilogue: the bias after the sum, then Relu, stored row-major.
+// CHECK:           %[[BV:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<20xf32>
+// CHECK-NEXT:      memref.load %[[A0]]
+// CHECK-NEXT:      arith.addf %{{.*}}, %[[BV]] : f32
+// CHECK:           arith.maximumf
+// CHECK:           memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<1x6x20xf32>
+// The two remaining rows of the block.
+// CHECK:         %acc0{{.*}} = memref.alloca(){{.*}} : memref<16xf32>
+// CHECK-NEXT:    %acc1{{.*}} = memref.alloca(){{.*}} : memref<16xf32>
+// CHECK-NOT:     memref.alloca(){{.*}} : memref<16xf32>
+// The last column block: four lanes.
+// CHECK:         memref.alloca(){{.*}} : memref<4xf32>
