@@ -27,7 +27,8 @@ vector loop. Lanes past C in the last block are padding no operation reads.
   initial value with `bias_first` (Gemm's C), else added to each sum (a
   MatMul's following Add); `R` an optional addend of Y's shape (a residual).
   `rows` is the register block: how many rows of A one kernel step computes,
-  each into `b` independent columns (`lanes`).
+  each into `b` independent columns (`lanes`); with `fma`, each step of a
+  sum is one fused multiply-add (one rounding instead of two).
 
 The operations share `OnnxOp`'s base, with schemas of their own (domain
 `onnxc.kernel`), so that a lowering treats them like any `onnx.*` operation.
@@ -216,6 +217,7 @@ class MatmulOp(_Epilogue):
             _default("lanes", 1, "b: the columns of one register block"),
             _default("rows", 1, "rows of A per register block"),
             _default("bias_first", 0, "1: D starts the sums (else it is added to them)"),
+            _default("fma", 0, "1: accumulate with fused multiply-adds"),
             *_activation(),
         ],
     )
@@ -229,6 +231,7 @@ class MatmulOp(_Epilogue):
     lanes = opt_prop_def(IntegerAttr)
     rows = opt_prop_def(IntegerAttr)
     bias_first = opt_prop_def(IntegerAttr)
+    fma = opt_prop_def(IntegerAttr)
 
 
 KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp, MatmulOp], [])

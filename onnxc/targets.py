@@ -30,10 +30,15 @@ class Kernels:
     instructions (16 floats fill an AVX-512 register); `pixels` the output
     pixels of one register block, each with its own accumulator array, so
     that `pixels` vectors of accumulators stay in registers (8 with 32 vector
-    registers, 4 with 16)."""
+    registers, 4 with 16). With `fma`, the target has a fused multiply-add
+    instruction (C99's `fmaf` compiles to it) and the matrix-product kernel
+    accumulates with `fmaf`: the same summation order, one rounding per step
+    instead of two (twice the peak where multiply and add share the FMA
+    units)."""
 
     lanes: int
     pixels: int
+    fma: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,11 @@ TARGETS: dict[str, Target] = {
             "Python with cffi",
             cc="cc",
             cflags=("-march=native", "-mprefer-vector-width=512", *_KERNEL_FLAGS),
-            kernels=Kernels(lanes=16, pixels=8 if "avx512f" in host_cpu_flags() else 4),
+            kernels=Kernels(
+                lanes=16,
+                pixels=8 if "avx512f" in host_cpu_flags() else 4,
+                fma="fma" in host_cpu_flags(),
+            ),
         ),
         Target(
             "host-portable",

@@ -19,7 +19,7 @@ func.func @projection(%x: tensor<2x3x20xf32>) -> tensor<2x3x20xf32> {
 // CHECK:         %[[W:.*]] = "onnx.Constant"() <{value = dense_resource<w_packed> : tensor<2x20x16xf32>}>
 // CHECK:         %[[B:.*]] = "onnx.Constant"() <{value = dense_resource<b_row> : tensor<20xf32>}>
 // CHECK:         %[[R:.*]] = "onnx.Reshape"(%x, %{{.*}}) : (tensor<2x3x20xf32>, tensor<3xi64>) -> tensor<1x6x20xf32>
-// CHECK:         %[[M:.*]] = "kernel.matmul"(%[[A]], %[[W]], %[[B]], %[[R]]) <{packed = 1 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64, activation = "Relu"}> {onnx_node_name = "matmul+bias+residual+relu"}
+// CHECK:         %[[M:.*]] = "kernel.matmul"(%[[A]], %[[W]], %[[B]], %[[R]]) <{packed = 1 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64, fma = 0 : i64, activation = "Relu"}> {onnx_node_name = "matmul+bias+residual+relu"}
 // CHECK-SAME:      -> tensor<1x6x20xf32>
 // CHECK:         %[[Y:.*]] = "onnx.Reshape"(%[[M]], %{{.*}}) : (tensor<1x6x20xf32>, tensor<3xi64>) -> tensor<2x3x20xf32>
 // CHECK-NOT:     onnx.Add
@@ -42,8 +42,8 @@ func.func @attention(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x8x5xf32>, %x: tenso
 // CHECK-LABEL: func.func @attention
 // CHECK:         %[[Q:.*]] = "onnx.Reshape"(%q, %{{.*}}) : (tensor<1x2x5x8xf32>, tensor<3xi64>) -> tensor<2x5x8xf32>
 // CHECK:         %[[K:.*]] = "onnx.Reshape"(%k, %{{.*}}) : (tensor<1x2x8x5xf32>, tensor<3xi64>) -> tensor<2x8x5xf32>
-// CHECK:         %[[S:.*]] = "kernel.matmul"(%[[Q]], %[[K]], %{{.*}}, %{{.*}}) <{packed = 0 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64}> {onnx_node_name = "scores"} : (tensor<2x5x8xf32>, tensor<2x8x5xf32>, none, none) -> tensor<2x5x5xf32>
+// CHECK:         %[[S:.*]] = "kernel.matmul"(%[[Q]], %[[K]], %{{.*}}, %{{.*}}) <{packed = 0 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64, fma = 0 : i64}> {onnx_node_name = "scores"} : (tensor<2x5x8xf32>, tensor<2x8x5xf32>, none, none) -> tensor<2x5x5xf32>
 // CHECK:         "onnx.Reshape"(%[[S]], %{{.*}}) : (tensor<2x5x5xf32>, tensor<4xi64>) -> tensor<1x2x5x5xf32>
 // CHECK:         %[[W:.*]] = "onnx.Constant"() <{value = dense_resource<w_packed{{.*}}> : tensor<2x8x16xf32>}>
-// CHECK:         "kernel.matmul"(%{{.*}}, %[[W]], %{{.*}}, %{{.*}}) <{packed = 1 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 1 : i64}> {onnx_node_name = "gemm"}
+// CHECK:         "kernel.matmul"(%{{.*}}, %[[W]], %{{.*}}, %{{.*}}) <{packed = 1 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 1 : i64, fma = 0 : i64}> {onnx_node_name = "gemm"}
 // CHECK-NOT:     onnx.Gemm

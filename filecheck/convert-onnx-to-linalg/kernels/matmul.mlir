@@ -1,4 +1,4 @@
-// RUN: xdsl-opt -p convert-onnx-to-linalg %s | filecheck %s
+// RUN: xdsl-opt -p convert-onnx-to-linalg --split-input-file %s | filecheck %s
 
 // A [1, 6, 4] by B packed [2, 4, 16] into [1, 6, 20] (N = 20), register
 // blocks of 4 rows, a bias added after the sums and Relu: column block 0
@@ -47,3 +47,29 @@ func.func @matmul(%a: tensor<1x6x4xf32>) -> tensor<1x6x20xf32> {
 // CHECK-NOT:     memref.alloca(){{.*}} : memref<16xf32>
 // The last column block: four lanes.
 // CHECK:         memref.alloca(){{.*}} : memref<4xf32>
+
+// -----
+
+// Attention's scores: B computed at run time, read row-major ([G, K, N],
+// here G = 2 products of [3, 4] by [4, 5]); with `fma`, each step of a sum
+// is one math.fma; a Gemm's bias (bias_first) starts the sums.
+func.func @scores(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  %c = "onnx.Constant"() <{value = dense<0.25> : tensor<5xf32>}> {onnx_node_name = "c"} : () -> tensor<5xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %y = "kernel.matmul"(%a, %b, %c, %none) <{packed = 0 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 1 : i64, fma = 1 : i64}> {onnx_node_name = "scores"} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>, tensor<5xf32>, none) -> tensor<2x3x5xf32>
+  func.return %y : tensor<2x3x5xf32>
+}
+
+// CHECK-LABEL: func.func @scores
+// One loop over the products, one block of three rows, five lanes.
+// CHECK:         scf.for %[[G:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           memref.alloca(){{.*}} : memref<5xf32>
+// CHECK:           scf.for %[[V0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             %[[C:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<5xf32>
+// CHECK-NEXT:        memref.store %[[C]], %{{.*}}[%[[V0]]] : memref<5xf32>
+// CHECK:           scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             scf.for %[[V:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:               %[[BV:.*]] = memref.load %b[%[[G]], %[[K]], %{{.*}}] : memref<2x4x5xf32>
+// CHECK-NEXT:          %[[ACC:.*]] = memref.load %{{.*}}[%[[V]]] : memref<5xf32>
+// CHECK-NEXT:          %[[T:.*]] = math.fma %{{.*}}, %[[BV]], %[[ACC]] : f32
+// CHECK-NEXT:          memref.store %[[T]], %{{.*}}[%[[V]]] : memref<5xf32>
