@@ -13,8 +13,8 @@
   the result's shape the residual `R`, a Relu or a Clip with constant bounds
   the activation; each kept in the plain lowering's order of operations.
 
-Products of vectors (1-D A or B), broadcast leading dimensions and shapes
-known only at run time stay with the plain lowering.
+Products of vectors (1-D A or B), broadcast leading dimensions, empty
+tensors and shapes known only at run time stay with the plain lowering.
 """
 
 from __future__ import annotations
@@ -64,6 +64,8 @@ def _select(product: onnx.MatMulOp | onnx.GemmOp, kernels: Kernels, made: Made) 
     a_shape, b_shape = a_type.get_shape(), b_type.get_shape()
     if len(a_shape) < 2 or len(b_shape) < 2 or a_shape[-1] != _depth(product, b_shape):
         return
+    if 0 in a_shape or 0 in b_shape:
+        return  # (nothing to block)
     weights = constant_of(product.B)
     point = InsertPoint.before(product)
     columns = y_type.get_shape()[-1]
