@@ -20,15 +20,18 @@ vector loop. Lanes past C in the last block are padding no operation reads.
   `in_place`, Y is written over R's buffer (R's last use: each output reads
   only its own element of R).
 - `kernel.matmul`: a matrix product in row-major layout, `Y = act(A B + D + R)`
-  for A `[G, M, K]`, with its epilogue fused. B is either packed at compile
-  time as `[ceil(N/b), K, b]` (`packed`, shared by the G products) or a
-  row-major `[G or 1, K, N]` read as it is; Y is `[G, M, N]`. `D` is an
-  optional bias of N elements: the accumulators'
-  initial value with `bias_first` (Gemm's C), else added to each sum (a
-  MatMul's following Add); `R` an optional addend of Y's shape (a residual).
-  `rows` is the register block: how many rows of A one kernel step computes,
-  each into `b` independent columns (`lanes`); with `fma`, each step of a
-  sum is one fused multiply-add (one rounding instead of two).
+  for A `[..., M, K]`, with its epilogue fused. B is either packed at compile
+  time as `[ceil(N/b), K, b]` (`packed`, shared by the products) or
+  row-major, `[..., K, N]` with A's leading dimensions or `[K, N]` for all;
+  Y is `[..., M, N]`. With `a_perm` (`b_perm`), A's (B's) buffer is read as
+  its Transpose by that permutation; with `y_perm` the result is written as
+  its Transpose (Y's type is the transposed one); each keeps the last axis
+  last. `D` is an optional bias of N elements: the accumulators' initial
+  value with `bias_first` (Gemm's C), else added to each sum (a MatMul's
+  following Add); `R` an optional addend of Y's shape (a residual). `rows`
+  is the register block: how many rows of A one kernel step computes, each
+  into `b` independent columns (`lanes`); with `fma`, each step of a sum is
+  one fused multiply-add (one rounding instead of two).
 
 The operations share `OnnxOp`'s base, with schemas of their own (domain
 `onnxc.kernel`), so that a lowering treats them like any `onnx.*` operation.
@@ -207,8 +210,8 @@ class MatmulOp(_Epilogue):
         "Matmul",
         "row-major matrix product, act(A B + D + R)",
         [
-            _Param("A", "T", "[G, M, K]"),
-            _Param("B", "T", "packed [N/b, K, b], or row-major [G or 1, K, N]"),
+            _Param("A", "T", "[..., M, K]"),
+            _Param("B", "T", "packed [N/b, K, b], or row-major [..., K, N] or [K, N]"),
             _Param("D", "T", "bias of N elements", param_option=_OPTIONAL),
             _Param("R", "T", "addend of Y's shape", param_option=_OPTIONAL),
         ],
@@ -218,6 +221,9 @@ class MatmulOp(_Epilogue):
             _default("rows", 1, "rows of A per register block"),
             _default("bias_first", 0, "1: D starts the sums (else it is added to them)"),
             _default("fma", 0, "1: accumulate with fused multiply-adds"),
+            _Attr("a_perm", _INTS, "A is transpose(A's buffer, a_perm)", required=False),
+            _Attr("b_perm", _INTS, "B is transpose(B's buffer, b_perm)", required=False),
+            _Attr("y_perm", _INTS, "Y's buffer is transpose(Y, y_perm)", required=False),
             *_activation(),
         ],
     )
@@ -232,6 +238,9 @@ class MatmulOp(_Epilogue):
     rows = opt_prop_def(IntegerAttr)
     bias_first = opt_prop_def(IntegerAttr)
     fma = opt_prop_def(IntegerAttr)
+    a_perm = opt_prop_def(DenseArrayBase)
+    b_perm = opt_prop_def(DenseArrayBase)
+    y_perm = opt_prop_def(DenseArrayBase)
 
 
 KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp, MatmulOp], [])

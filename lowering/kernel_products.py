@@ -7,6 +7,9 @@
   A's leading dimensions become rows (A is `[1, M', K]`).
 - A B computed at run time is read row-major: A `[..., M, K]` and B
   `[..., K, N]` with the same leading dimensions, or a 2-D B for all of them.
+  A Transpose producing A or B, or taking the result, that keeps the last
+  axis last is folded into the kernel's indexing (`a_perm`, `b_perm`,
+  `y_perm`): attention's head split and merge cost no copy.
 - Then, over the kernel's result (seen through the reshape back to the
   node's shape): an Add of a constant vector of N elements becomes the bias
   added to each sum (`D`, unless the kernel has one), an Add of a tensor of
@@ -28,6 +31,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc.dialects import kernel, onnx
 from onnxc.ir_names import ONNX_NODE_NAME
+from onnxc.lowering import kernel_ir
 from onnxc.lowering.kernel_epilogues import (
     absorb,
     addend,
@@ -35,14 +39,7 @@ from onnxc.lowering.kernel_epilogues import (
     fuse_activation,
     only_user,
 )
-from onnxc.lowering.kernel_ir import (
-    Made,
-    constant_of,
-    constant_op,
-    no_value,
-    reshaped,
-    static_float,
-)
+from onnxc.lowering.kernel_ir import Made, constant_of, constant_op, static_float
 from onnxc.targets import Kernels
 
 
@@ -69,7 +66,7 @@ def _select(product: onnx.MatMulOp | onnx.GemmOp, kernels: Kernels, made: Made) 
     weights = constant_of(product.B)
     point = InsertPoint.before(product)
     columns = y_type.get_shape()[-1]
-    bias = no_value(point)
+    bias = kernel_ir.no_value(point)
     if isinstance(product, onnx.GemmOp):
         if weights is None or not _plain_gemm(product):
             return
@@ -79,35 +76,61 @@ def _select(product: onnx.MatMulOp | onnx.GemmOp, kernels: Kernels, made: Made) 
             if bias is None:
                 return
     label = onnx.node_name(product) or "matmul"
-    rows, depth = math.prod(a_shape[:-1]), a_shape[-1]
     packed = weights is not None and weights.ndim == 2
-    if weights is not None and packed:
-        a = _as(product.A, [1, rows, depth], point)
+    result, a_perm, b_perm, y_perm = product.Y, [], [], []
+    if weights is not None and packed:  # A's rows in one block sequence: [1, M', K]
+        a = _as(product.A, [1, math.prod(a_shape[:-1]), a_shape[-1]], point)
         b = _packed(product.B, weights, _columns(kernels), made, point)
-        result_shape = [1, rows, columns]
+        result_type = TensorType(f32, [1, math.prod(a_shape[:-1]), columns])
     elif list(b_shape[:-2]) in ([], list(a_shape[:-2])):
-        groups = math.prod(a_shape[:-2])
-        a = _as(product.A, [groups, a_shape[-2], depth], point)
-        b = _as(product.B, [math.prod(b_shape[:-2]), depth, columns], point)
-        result_shape = [groups, a_shape[-2], columns]
+        (a, a_perm), (b, b_perm) = _untransposed(product.A), _untransposed(product.B)
+        user = only_user(product.Y)
+        if isinstance(user, onnx.TransposeOp) and _keeps_rows(user):
+            result, y_perm = user.transposed, list(user.attr("perm"))
+        result_type = result.type
     else:
         return
     new = kernel.MatmulOp.create(
-        operands=[a, b, bias, no_value(point)],
-        result_types=[TensorType(f32, result_shape)],
+        operands=[a, b, bias, kernel_ir.no_value(point)],
+        result_types=[result_type],
         properties={
             "packed": IntegerAttr(int(packed), i64),
             "lanes": IntegerAttr(_columns(kernels), i64),
             "rows": IntegerAttr(kernels.pixels, i64),
             "bias_first": IntegerAttr(int(isinstance(product, onnx.GemmOp)), i64),
             "fma": IntegerAttr(int(kernels.fma), i64),
+            **{
+                name: kernel_ir.ints(perm)
+                for name, perm in (("a_perm", a_perm), ("b_perm", b_perm), ("y_perm", y_perm))
+                if perm
+            },
         },
         attributes={ONNX_NODE_NAME: StringAttr(label)},
     )
     Rewriter.insert_op(new, point)
-    new.Y.name_hint = product.Y.name_hint
-    product.Y.replace_all_uses_with(_as(new.Y, list(y_type.get_shape()), point))
-    Rewriter.erase_op(product)
+    new.Y.name_hint = result.name_hint
+    result.replace_all_uses_with(_as(new.Y, _shape(result), point))
+    folded = [result.owner, product, product.A.owner, product.B.owner]
+    for dead in dict.fromkeys(o for o in folded if isinstance(o, Operation)):
+        if isinstance(dead, onnx.TransposeOp | onnx.MatMulOp | onnx.GemmOp):
+            if all(not r.uses for r in dead.results):
+                Rewriter.erase_op(dead)
+
+
+def _keeps_rows(transpose: onnx.TransposeOp) -> bool:
+    """Whether a Transpose keeps its last axis last (so that rows stay
+    contiguous and a kernel reads or writes them through the permutation)."""
+    perm = transpose.attr("perm")
+    return perm is not None and len(perm) >= 2 and perm[-1] == len(perm) - 1
+
+
+def _untransposed(value: SSAValue) -> tuple[SSAValue, list[int]]:
+    """`value`, or the input of the Transpose it is and that Transpose's
+    permutation when the permutation keeps the last axis."""
+    owner = value.owner
+    if isinstance(owner, onnx.TransposeOp) and _keeps_rows(owner):
+        return owner.data, list(owner.attr("perm"))
+    return value, []
 
 
 def _columns(kernels: Kernels) -> int:
@@ -141,7 +164,7 @@ def _as(value: SSAValue, shape: list[int], point: InsertPoint) -> SSAValue:
     """`value` reshaped to `shape`, when it has another shape."""
     if _shape(value) == shape:
         return value
-    return reshaped(value, shape, point)
+    return kernel_ir.reshaped(value, shape, point)
 
 
 def _packed(

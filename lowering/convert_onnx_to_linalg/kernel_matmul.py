@@ -13,6 +13,10 @@ loops' when the C compiler does not contract multiply-adds. On targets with
 a fused multiply-add (`fma`), each step is one `math.fma` (C99 `fmaf`): the
 same order, one rounding instead of two.
 
+A, B (when not packed) and Y may each be the transposition of their
+buffer (`a_perm`, `b_perm`, `y_perm`, keeping the last axis last): the
+indices are permuted, so a Transpose next to the product costs no copy.
+
 Loops: products, column blocks, row blocks; rows past a whole number of
 blocks form one smaller block, and columns past a whole number of blocks a
 last column block whose lane loop has the remaining trip count (a packed B's
@@ -55,39 +59,65 @@ class MatmulOpLowering(OnnxLowering[kernel.MatmulOp]):
     """`kernel.matmul` -> register-blocked loops (see the module docstring)."""
 
     def rewrite(self, op: kernel.MatmulOp, rewriter: PatternRewriter) -> None:
-        groups, rows, depth = shape_of(op.A)
-        columns = shape_of(op.Y)[2]
-        out = self.result_buffer(rewriter, op.Y, [groups, rows, columns])
+        a = _View(buffer_of(rewriter, op.A), op.attr("a_perm") or [])
+        y_shape = list(shape_of(op.Y))
+        out = _View(self.result_buffer(rewriter, op.Y, y_shape), op.attr("y_perm") or [])
+        b_shape = shape_of(op.B)
+        packed = bool(op.attr("packed"))
         product = _Product(
-            a=buffer_of(rewriter, op.A),
-            b=buffer_of(rewriter, op.B),
+            a=a,
+            b=_View(buffer_of(rewriter, op.B), op.attr("b_perm") or []),
             bias=None if is_none(op.D) else buffer_of(rewriter, op.D),
             residual=None if is_none(op.R) else buffer_of(rewriter, op.R),
             out=out,
             activation=activation(op),
-            shape=(groups, rows, depth, columns),
-            packed=bool(op.attr("packed")),
-            shared_b=bool(op.attr("packed")) or shape_of(op.B)[0] == 1,
+            batch=a.shape()[:-2],
+            shape=(a.shape()[-2], a.shape()[-1], out.shape()[-1]),
+            packed=packed,
+            shared_b=packed or len(b_shape) == 2,
             lanes=op.attr("lanes"),
             block_rows=op.attr("rows"),
             bias_first=bool(op.attr("bias_first")),
             fused=bool(op.attr("fma")),
         )
         product.build(builder_before(op))
-        self.replace(rewriter, op, [out])
+        self.replace(rewriter, op, [out.buffer])
+
+
+@dataclass(frozen=True)
+class _View:
+    """A buffer seen through a transposition: the logical tensor is
+    transpose(buffer, perm) (ONNX's Transpose; no perm: the buffer itself)."""
+
+    buffer: SSAValue
+    perm: list[int]
+
+    def shape(self) -> list[int]:
+        physical = list(shape_of(self.buffer))
+        return [physical[p] for p in self.perm] if self.perm else physical
+
+    def at(self, logical: list[Size]) -> list[Size]:
+        """The buffer's index of a logical index."""
+        if not self.perm:
+            return logical
+        physical: list[Size] = [0] * len(logical)
+        for axis, source in enumerate(self.perm):
+            physical[source] = logical[axis]
+        return physical
 
 
 @dataclass(frozen=True)
 class _Product:
     """The loops of one blocked matrix product."""
 
-    a: SSAValue
-    b: SSAValue
+    a: _View
+    b: _View
     bias: SSAValue | None
     residual: SSAValue | None
-    out: SSAValue
+    out: _View
     activation: Activation
-    shape: tuple[int, int, int, int]  # G, M, K, N
+    batch: list[int]  # the leading dimensions of A, B (unless shared) and Y
+    shape: tuple[int, int, int]  # M, K, N
     packed: bool
     shared_b: bool  # one B for every product
     lanes: int
@@ -96,24 +126,24 @@ class _Product:
     fused: bool  # fused multiply-adds
 
     def build(self, b: Builder) -> None:
-        groups, _, _, columns = self.shape
-        whole, tail = divmod(columns, self.lanes)
+        whole, tail = divmod(self.shape[2], self.lanes)
+        batch = len(self.batch)
         if whole:
 
             def block(inner: Builder, at: list[SSAValue]) -> None:
-                self._rows(inner, at[0], at[1], self.lanes)
+                self._rows(inner, at[:batch], at[batch], self.lanes)
 
-            loops_over(b, [groups, whole], block)
+            loops_over(b, [*self.batch, whole], block)
         if tail:
 
             def last(inner: Builder, at: list[SSAValue]) -> None:
-                self._rows(inner, at[0], Arith(inner).index(whole), tail)
+                self._rows(inner, at, Arith(inner).index(whole), tail)
 
-            loops_over(b, [groups], last)
+            loops_over(b, self.batch, last)
 
-    def _rows(self, b: Builder, g: SSAValue, nb: SSAValue, width: int) -> None:
+    def _rows(self, b: Builder, g: list[SSAValue], nb: SSAValue, width: int) -> None:
         """Every row of product g, columns of block nb (`width` of them)."""
-        rows = self.shape[1]
+        rows = self.shape[0]
         whole, rest = divmod(rows, self.block_rows)
 
         def full(inner: Builder, m0: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -126,7 +156,7 @@ class _Product:
             self._block(b, g, nb, Arith(b).index(whole * self.block_rows), rest, width)
 
     def _block(
-        self, b: Builder, g: SSAValue, nb: SSAValue, m0: SSAValue, rows: int, width: int
+        self, b: Builder, g: list[SSAValue], nb: SSAValue, m0: SSAValue, rows: int, width: int
     ) -> None:
         """Y[g, m0 + j, nb * lanes + v] for j < rows, v < width."""
         a = Arith(b)
@@ -149,10 +179,10 @@ class _Product:
         _lanes(b, width, initial)
 
         def step(inner: Builder, k: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            values = [load(inner, self.a, [g, m, k]) for m in row_at]
+            values = [load(inner, self.a.buffer, self.a.at([*g, m, k])) for m in row_at]
 
             def lane(lane_b: Builder, v: SSAValue) -> None:
-                weight = load(lane_b, self.b, self._b_at(lane_b, g, nb, n0, k, v))
+                weight = load(lane_b, self.b.buffer, self._b_at(lane_b, g, nb, n0, k, v))
                 for acc, value in zip(accumulators, values, strict=True):
                     if self.fused:
                         total = lane_b.insert(math.FmaOp(value, weight, load(lane_b, acc, [v])))
@@ -163,7 +193,7 @@ class _Product:
             _lanes(inner, width, lane)
             return []
 
-        for_range(b, 0, self.shape[2], [], step)
+        for_range(b, 0, self.shape[1], [], step)
 
         def store(inner: Builder, v: SSAValue) -> None:
             n = Arith(inner).add(n0, v)
@@ -171,23 +201,26 @@ class _Product:
             if self.bias is not None and not self.bias_first:
                 bias = load(inner, self.bias, [n])
             for acc, m in zip(accumulators, row_at, strict=True):
+                at = [Arith(inner).index(i) for i in self.out.at([*g, m, n])]
                 result = load(inner, acc, [v])
                 if bias is not None:
                     result = scalar.ADD(inner, result, bias)
                 if self.residual is not None:
-                    result = scalar.ADD(inner, result, load(inner, self.residual, [g, m, n]))
-                at = [Arith(inner).index(i) for i in (g, m, n)]
-                inner.insert(memref.StoreOp.get(self.activation(inner, result), self.out, at))
+                    result = scalar.ADD(inner, result, load(inner, self.residual, at))
+                inner.insert(
+                    memref.StoreOp.get(self.activation(inner, result), self.out.buffer, at)
+                )
 
         _lanes(b, width, store)
 
     def _b_at(
-        self, b: Builder, g: SSAValue, nb: SSAValue, n0: Size, k: SSAValue, v: SSAValue
+        self, b: Builder, g: list[SSAValue], nb: SSAValue, n0: Size, k: SSAValue, v: SSAValue
     ) -> list[Size]:
         """Where B[k, nb * lanes + v] is: in the packed block, or in the row."""
         if self.packed:
             return [nb, k, v]
-        return [0 if self.shared_b else g, k, Arith(b).add(n0, v)]
+        n = Arith(b).add(n0, v)
+        return self.b.at([k, n] if self.shared_b else [*g, k, n])
 
 
 def _lanes(b: Builder, width: int, body: Callable[[Builder, SSAValue], None]) -> None:

@@ -115,6 +115,36 @@ def test_product(name: str) -> None:
     _compare(model)
 
 
+def _attention(seq: int, heads: int, depth: int) -> onnx.ModelProto:
+    """Softmax(Q K) V with the heads split from [1, seq, heads, depth] and
+    merged back by Transposes (K given as [1, heads, depth, seq])."""
+    split = [0, 2, 1, 3]
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["qt"], perm=split),
+        helper.make_node("MatMul", ["qt", "k"], ["s"]),
+        helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+        helper.make_node("Transpose", ["v"], ["vt"], perm=split),
+        helper.make_node("MatMul", ["p", "vt"], ["o"]),
+        helper.make_node("Transpose", ["o"], ["y"], perm=split),
+    ]
+    inputs = {"x": [1, seq, heads, depth], "k": [1, heads, depth, seq], "v": [1, seq, heads, depth]}
+    return _model(nodes, {}, inputs, [1, seq, heads, depth])
+
+
+def test_attention_transposes_are_folded() -> None:
+    """The head split of Q and V and the merge of the result are read and
+    written through the kernels' indexing: no Transpose is left."""
+    model = _attention(11, 3, 20)
+    matmuls = _matmuls(model)
+    assert [(m.attr("a_perm"), m.attr("b_perm"), m.attr("y_perm")) for m in matmuls] == [
+        ([0, 2, 1, 3], None, None),
+        (None, [0, 2, 1, 3], [0, 2, 1, 3]),
+    ]
+    module = lower(import_model(model).module, "kernels", target="host")
+    assert "onnx.Transpose" not in [op.name for op in module.walk()]
+    _compare(model)
+
+
 def test_epilogues_are_fused_in_order() -> None:
     """MatMul, Add(bias), Add(residual), Relu: one kernel, the bias added
     after the sum (the plain lowering's order), nothing left of the Adds."""

@@ -73,3 +73,23 @@ func.func @scores(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5x
 // CHECK-NEXT:          %[[ACC:.*]] = memref.load %{{.*}}[%[[V]]] : memref<5xf32>
 // CHECK-NEXT:          %[[T:.*]] = math.fma %{{.*}}, %[[BV]], %[[ACC]] : f32
 // CHECK-NEXT:          memref.store %[[T]], %{{.*}}[%[[V]]] : memref<5xf32>
+
+// -----
+
+// Transposes folded into the indexing: A is transpose(%q, [0, 2, 1, 3]) and
+// the result is written as its transpose by the same permutation, so the
+// product of head h, row m reads %q[0, m, h, k] and writes %y[0, m, h, n].
+func.func @heads(%q: tensor<1x3x2x4xf32>, %b: tensor<1x2x4x5xf32>) -> tensor<1x3x2x5xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %y = "kernel.matmul"(%q, %b, %none, %none) <{packed = 0 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64, fma = 0 : i64, a_perm = array<i64: 0, 2, 1, 3>, y_perm = array<i64: 0, 2, 1, 3>}> {onnx_node_name = "heads"} : (tensor<1x3x2x4xf32>, tensor<1x2x4x5xf32>, none, none) -> tensor<1x3x2x5xf32>
+  func.return %y : tensor<1x3x2x5xf32>
+}
+
+// CHECK-LABEL: func.func @heads
+// CHECK:         scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           scf.for
+// CHECK-NEXT:        arith.constant 0.000000e+00 : f32
+// CHECK:           scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             memref.load %q[%{{.*}}, %{{.*}}, %[[H]], %[[K]]] : memref<1x3x2x4xf32>
+// CHECK:               memref.load %b[%{{.*}}, %[[H]], %[[K]], %{{.*}}] : memref<1x2x4x5xf32>
+// CHECK:           memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %[[H]], %{{.*}}] : memref<1x3x2x5xf32>
