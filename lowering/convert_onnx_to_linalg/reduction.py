@@ -6,8 +6,8 @@ A reduction initialises its accumulator buffer (`linalg.fill`), then one
 is bare) and writes the accumulator with a map that drops (or pins to 0) the
 reduced dimensions, whose iterators are `reduction` (`reduce_rows`, along a
 last axis, reads views that put 8 rows in the innermost loop instead). The
-Reduce* family is in
-reduce.py, the softmax family in softmax.py; both build on the helpers here.
+Reduce* family is in reduce.py, the softmax family in softmax.py; both build
+on the helpers here.
 """
 
 from __future__ import annotations
