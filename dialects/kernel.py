@@ -22,6 +22,20 @@ vector loop. Lanes past C in the last block are padding no operation reads.
   `in_place`, Y is written over R's buffer (R's last use: each output reads
   only its own element of R); with `fma`, each multiply-accumulate is one
   fused multiply-add (one rounding), for targets that have them.
+- `kernel.matmul`: a matrix product in row-major layout, `Y = act(A B + D + R)`
+  for A `[..., M, K]`, with its epilogue fused. B is either packed at compile
+  time as `[ceil(N/b), K, b]` (`packed`, shared by the products) or
+  row-major, `[..., K, N]` with A's leading dimensions or `[K, N]` for all;
+  Y is `[..., M, N]`. With `a_perm` (`b_perm`), A's (B's) buffer is read as
+  its Transpose by that permutation; with `y_perm` the result is written as
+  its Transpose (Y's type is the transposed one); each keeps the last axis
+  last. `D` is an optional bias of N elements: the accumulators' initial
+  value with `bias_first` (Gemm's C), else added to each sum (a MatMul's
+  following Add); `R` an optional addend of Y's shape (a residual). `rows`
+  is the register block: how many rows of A one kernel step computes, each
+  into `b` independent columns (`lanes`); with `fma`, each step of a sum is
+  one fused multiply-add (one rounding instead of two). Its activation is
+  Relu or Clip (Tanh is kernel.conv's alone).
 
 The operations share `OnnxOp`'s base, with schemas of their own (domain
 `onnxc.kernel`), so that a lowering treats them like any `onnx.*` operation.
@@ -87,6 +101,23 @@ def _window() -> list[OpSchema.Attribute]:
     ]
 
 
+def _activation() -> list[OpSchema.Attribute]:
+    """The attributes of a fused activation."""
+    return [
+        _default("activation", "", "'', 'Relu', 'Clip', or 'Tanh' (kernel.conv only)"),
+        _default("clip_min", float("-inf"), "Clip's minimum"),
+        _default("clip_max", float("inf"), "Clip's maximum"),
+    ]
+
+
+class _Epilogue(OnnxOp):
+    """Base of the kernels with a fused activation (`_activation()`)."""
+
+    activation = opt_prop_def(StringAttr)
+    clip_min = opt_prop_def(FloatAttr)
+    clip_max = opt_prop_def(FloatAttr)
+
+
 @irdl_op_definition
 class BlockOp(OnnxOp):
     """`kernel.block`: an NCHW tensor in the channel-blocked layout."""
@@ -112,7 +143,7 @@ class UnblockOp(OnnxOp):
 
 
 @irdl_op_definition
-class ConvOp(OnnxOp):
+class ConvOp(_Epilogue):
     """`kernel.conv`: a blocked 2-D convolution with a fused epilogue."""
 
     name = "kernel.conv"
@@ -128,9 +159,7 @@ class ConvOp(OnnxOp):
         [
             *_window(),
             _default("group", 1, "1, or the channel count (depthwise)"),
-            _default("activation", "", "'', 'Relu', 'Tanh' or 'Clip'"),
-            _default("clip_min", float("-inf"), "Clip's minimum"),
-            _default("clip_max", float("inf"), "Clip's maximum"),
+            *_activation(),
             _default("pixels", 1, "output pixels per register block"),
             _default("unrolled", 0, "1: the lane loop written out, one statement per lane"),
             _default("in_place", 0, "1: Y is written over R (its last use)"),
@@ -148,9 +177,6 @@ class ConvOp(OnnxOp):
     pads = opt_prop_def(DenseArrayBase)
     kernel_shape = opt_prop_def(DenseArrayBase)
     group = opt_prop_def(IntegerAttr)
-    activation = opt_prop_def(StringAttr)
-    clip_min = opt_prop_def(FloatAttr)
-    clip_max = opt_prop_def(FloatAttr)
     pixels = opt_prop_def(IntegerAttr)
     unrolled = opt_prop_def(IntegerAttr)
     in_place = opt_prop_def(IntegerAttr)
@@ -183,6 +209,48 @@ class PoolOp(OnnxOp):
     count_include_pad = opt_prop_def(IntegerAttr)
 
 
-KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp], [])
+@irdl_op_definition
+class MatmulOp(_Epilogue):
+    """`kernel.matmul`: a register-blocked matrix product with a fused epilogue."""
 
-__all__ = ["DOMAIN", "KERNEL", "BlockOp", "ConvOp", "PoolOp", "UnblockOp"]
+    name = "kernel.matmul"
+    SCHEMA: ClassVar[OpSchema] = _schema(
+        "Matmul",
+        "row-major matrix product, act(A B + D + R)",
+        [
+            _Param("A", "T", "[..., M, K]"),
+            _Param("B", "T", "packed [N/b, K, b], or row-major [..., K, N] or [K, N]"),
+            _Param("D", "T", "bias of N elements", param_option=_OPTIONAL),
+            _Param("R", "T", "addend of Y's shape", param_option=_OPTIONAL),
+        ],
+        [
+            _default("packed", 0, "1: B is packed [N/b, K, b]"),
+            _default("lanes", 1, "b: the columns of one register block"),
+            _default("rows", 1, "rows of A per register block"),
+            _default("bias_first", 0, "1: D starts the sums (else it is added to them)"),
+            _default("fma", 0, "1: accumulate with fused multiply-adds"),
+            _Attr("a_perm", _INTS, "A is transpose(A's buffer, a_perm)", required=False),
+            _Attr("b_perm", _INTS, "B is transpose(B's buffer, b_perm)", required=False),
+            _Attr("y_perm", _INTS, "Y's buffer is transpose(Y, y_perm)", required=False),
+            *_activation(),
+        ],
+    )
+
+    A = operand_def(TensorType)
+    B = operand_def(TensorType)
+    D = operand_def(TensorType | NoneType)
+    R = operand_def(TensorType | NoneType)
+    Y = result_def(TensorType)
+    packed = opt_prop_def(IntegerAttr)
+    lanes = opt_prop_def(IntegerAttr)
+    rows = opt_prop_def(IntegerAttr)
+    bias_first = opt_prop_def(IntegerAttr)
+    fma = opt_prop_def(IntegerAttr)
+    a_perm = opt_prop_def(DenseArrayBase)
+    b_perm = opt_prop_def(DenseArrayBase)
+    y_perm = opt_prop_def(DenseArrayBase)
+
+
+KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp, MatmulOp], [])
+
+__all__ = ["DOMAIN", "KERNEL", "BlockOp", "ConvOp", "MatmulOp", "PoolOp", "UnblockOp"]

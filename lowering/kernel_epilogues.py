@@ -22,9 +22,54 @@ from onnxc.lowering.kernel_ir import Made, blocked_type, constant_of, reshaped
 from onnxc.targets import Kernels
 
 
-def _only_user(value: SSAValue) -> Operation | None:
+def only_user(value: SSAValue) -> Operation | None:
     uses = list(value.uses)
     return uses[0].operation if len(uses) == 1 else None
+
+
+def fuse_activation(op: kernel.ConvOp | kernel.MatmulOp, user: Operation) -> bool:
+    """Make `user` `op`'s activation if it is a Relu, a Clip with constant
+    bounds or, for a convolution, a Tanh (the caller then absorbs `user`)."""
+    if isinstance(user, onnx.ReluOp) or (
+        isinstance(user, onnx.TanhOp) and isinstance(op, kernel.ConvOp)
+    ):
+        op.properties["activation"] = StringAttr(user.SCHEMA.name)
+    elif isinstance(user, onnx.ClipOp) and (bounds := _clip_bounds(user)) is not None:
+        op.properties["activation"] = StringAttr("Clip")
+        op.properties["clip_min"] = FloatAttr(bounds[0], f32)
+        op.properties["clip_max"] = FloatAttr(bounds[1], f32)
+    else:
+        return False
+    return True
+
+
+def absorb(op: kernel.ConvOp | kernel.MatmulOp, user: Operation, result: SSAValue) -> str:
+    """Replace `user`'s result by `result` (what `op` now computes), erase
+    `user` and label `op` after both; returns the label."""
+    user_name = onnx.node_name(user) if isinstance(user, onnx.OnnxOp) else ""
+    label = f"{onnx.node_name(op)}+{user_name or user.name}"
+    op.attributes[ONNX_NODE_NAME] = StringAttr(label)
+    user.results[0].replace_all_uses_with(result)
+    Rewriter.erase_op(user)
+    return label
+
+
+def addend(user: Operation, result: SSAValue) -> SSAValue | None:
+    """What an Add `user` adds to `result`, when it adds something else."""
+    if not isinstance(user, onnx.AddOp) or user.operands[0] is user.operands[1]:
+        return None
+    a, b = user.operands
+    return b if a is result else a
+
+
+def bring_down(ops: list[Operation], other: SSAValue, user: Operation) -> None:
+    """Move `ops` (a kernel and the views of its result) down to `user` when
+    `other`, which the kernel is to read, is computed after them (e.g. a
+    shortcut computed after the convolution it is added to)."""
+    if not defined_before(other, ops[0]):
+        for moved in ops:
+            moved.detach()
+            Rewriter.insert_op(moved, InsertPoint.before(user))
 
 
 def _clip_bounds(clip: onnx.ClipOp) -> tuple[float, float] | None:
@@ -45,7 +90,7 @@ def _conv_behind(value: SSAValue) -> kernel.ConvOp | None:
     owner = value.owner
     while isinstance(owner, kernel.UnblockOp | onnx.ReshapeOp):
         source = owner.operands[0]
-        if _only_user(source) is not owner:
+        if only_user(source) is not owner:
             return None
         owner = source.owner
     return owner if isinstance(owner, kernel.ConvOp) else None
@@ -56,37 +101,20 @@ def fuse_user(view: Operation, kernels: Kernels, made: Made) -> bool:
     a kernel's result) into the kernel, if it can."""
     result = view.results[0]
     conv = _conv_behind(result)
-    user = _only_user(result)
+    user = only_user(result)
     if conv is None or user is None or conv.attr("activation"):
         return False
-    if isinstance(user, onnx.ReluOp | onnx.TanhOp):
-        conv.properties["activation"] = StringAttr(user.SCHEMA.name)
-    elif isinstance(user, onnx.ClipOp) and (bounds := _clip_bounds(user)) is not None:
-        conv.properties["activation"] = StringAttr("Clip")
-        conv.properties["clip_min"] = FloatAttr(bounds[0], f32)
-        conv.properties["clip_max"] = FloatAttr(bounds[1], f32)
-    elif (
-        isinstance(user, onnx.AddOp)
-        and isinstance(conv.R.owner, onnx.NoValueOp)
-        and view.operands[0].owner is conv
-    ):
-        a, b = user.operands
-        other = b if a is result else a
-        if other.type != result.type or a is b:
+    if not fuse_activation(conv, user):
+        other = addend(user, result)
+        if other is None or other.type != result.type or view.operands[0].owner is not conv:
             return False
-        if not defined_before(other, conv):  # e.g. a shortcut computed after it
-            for moved in (conv, view):
-                moved.detach()
-                Rewriter.insert_op(moved, InsertPoint.before(user))
+        if not isinstance(conv.R.owner, onnx.NoValueOp):
+            return False
+        bring_down([conv, view], other, user)
         conv.operands[3] = _residual(other, view, conv, kernels, made)
-    else:
-        return False
-    label = f"{onnx.node_name(conv)}+{onnx.node_name(user) or user.name}"
-    conv.attributes[ONNX_NODE_NAME] = StringAttr(label)
+    label = absorb(conv, user, result)
     if isinstance(view, kernel.UnblockOp):
         view.attributes[ONNX_NODE_NAME] = StringAttr(f"{label} output")
-    user.results[0].replace_all_uses_with(result)
-    Rewriter.erase_op(user)
     return True
 
 

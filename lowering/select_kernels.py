@@ -1,6 +1,6 @@
-"""`select-kernels{target=NAME}`: convolutions into the target's blocked
-kernels, with their weights packed, their epilogues fused and the blocked
-layout kept between them.
+"""`select-kernels{target=NAME}`: convolutions and matrix products into the
+target's blocked kernels, with their weights packed, their epilogues fused
+and the blocked layout kept between them.
 
 Precondition: onnx-level IR with static shapes where it matters (the pass
 leaves alone what it cannot take). Postcondition: every float32 2-D `onnx.Conv`
@@ -21,7 +21,10 @@ so a producer's blocked result always fits its blocked consumers. This is
 onnxruntime's NCHWc transformation, done on the onnx level where SSA values
 make layout propagation and epilogue fusion local rewrites; the register
 blocking itself is in the lowering (`convert_onnx_to_linalg/kernel_conv.py`).
-Targets without `kernels` (`onnxc/targets.py`) are left as they are.
+Float32 MatMuls of static shapes, and the Gemms the 1x1 kernel does not
+take, become `kernel.matmul` in row-major layout, with a following bias Add,
+residual Add and Relu/Clip fused (`kernel_products.py`). Targets without
+`kernels` (`onnxc/targets.py`) are left as they are.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from onnxc.lowering.kernel_ir import (
     vector_width,
     window_fits,
 )
+from onnxc.lowering.kernel_products import select_products
 from onnxc.targets import Kernels, get_target
 
 
@@ -86,6 +90,7 @@ def _select(block: Block, kernels: Kernels) -> None:
         _block_conv(conv, kernels, made)
     for gemm in [o for o in block.ops if isinstance(o, onnx.GemmOp)]:
         _block_gemm(gemm, kernels, made)
+    select_products(block, kernels, made)
     changed = True
     while changed:
         changed = False

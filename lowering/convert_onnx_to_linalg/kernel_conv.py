@@ -255,7 +255,15 @@ def _pair(values: Sequence[int]) -> tuple[int, int]:
     return int(values[0]), int(values[1])
 
 
-def _activation(op: kernel.ConvOp) -> tuple[Activation, Activation | None]:
+def activation(op: kernel.ConvOp | kernel.MatmulOp) -> Activation:
+    """The fused activation of a kernel that is applied as its accumulators
+    are stored (Relu, Clip; kernel.conv alone takes Tanh: `_activation`)."""
+    stored, row = _activation(op)
+    assert row is None, "a row activation is kernel.conv's"
+    return stored
+
+
+def _activation(op: kernel.ConvOp | kernel.MatmulOp) -> tuple[Activation, Activation | None]:
     """The activation applied as the accumulators are stored, and the one
     applied to each finished output row instead (None: none): Tanh's many
     operations would push the accumulators out of registers."""
@@ -319,7 +327,7 @@ class _Kernel:
             def lane(lb: Builder, v: SSAValue) -> None:
                 for cb, acc in zip(blocks, accumulators, strict=True):
                     weight = load(lb, self.w, [cb, ci, 0, 0, v])
-                    _accumulate(lb, acc, v, value, weight, g.fma)
+                    accumulate(lb, acc, v, value, weight, g.fma)
 
             self._lanes(inner, lane, g.width)
 
@@ -521,7 +529,7 @@ class _Kernel:
                 weight = load(inner, self.w, [cb, kh, kw, v])
                 for acc, iw, ok in zip(accumulators, columns, inside, strict=True):
                     value = _padded(inner, load(inner, self.x, [n, cb, ih, iw, v]), ok)
-                    _accumulate(inner, acc, v, value, weight, g.fma)
+                    accumulate(inner, acc, v, value, weight, g.fma)
 
             self._lanes(b, lane)
             return
@@ -534,7 +542,7 @@ class _Kernel:
         def dense_lane(inner: Builder, v: SSAValue) -> None:
             weight = load(inner, self.w, [cb, ci, kh, kw, v])
             for acc, value in zip(accumulators, values, strict=True):
-                _accumulate(inner, acc, v, value, weight, g.fma)
+                accumulate(inner, acc, v, value, weight, g.fma)
 
         self._lanes(b, dense_lane, g.width)
 
@@ -593,7 +601,7 @@ def _padded(b: Builder, value: SSAValue, inside: SSAValue | None) -> SSAValue:
     return b.insert(arith.SelectOp(inside, value, zero)).result
 
 
-def _accumulate(
+def accumulate(
     b: Builder, acc: SSAValue, v: SSAValue, value: SSAValue, weight: SSAValue, fused: bool
 ) -> None:
     """acc[v] += value * weight (one fused multiply-add when `fused`)."""
@@ -609,6 +617,8 @@ __all__ = [
     "BlockOpLowering",
     "ConvOpLowering",
     "UnblockOpLowering",
+    "accumulate",
+    "activation",
     "load",
     "loops_over",
     "tap_range",

@@ -43,6 +43,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     unsupported,
     widened,
 )
+from onnxc.lowering.convert_onnx_to_linalg.reduction import reduce_rows
 from onnxc.lowering.convert_onnx_to_linalg.scalar import constant, number
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.convert_onnx_to_linalg.views import view
@@ -83,6 +84,7 @@ def statistics(
     stats_type = MemRefType(wide, [s if isinstance(s, int) else DYNAMIC_INDEX for s in kept])
     to_stats = AffineMap(rank, 0, tuple(AffineDimExpr(d) for d in kept_axes))
     iterators = [REDUCTION if d in reduced else PARALLEL for d in range(rank)]
+    last_only = reduced == {rank - 1}  # rows: see `reduce_rows`
     over_stats = [PARALLEL] * len(kept)
 
     def mean_of(buffer: SSAValue) -> None:
@@ -99,7 +101,10 @@ def statistics(
         def add_x(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
             return scalar.ADD(b, args[-1], *widened(b, args[:1], wide))
 
-        generic(rewriter, op, [x], [mean], [identity_map(rank), to_stats], iterators, add_x)
+        if last_only:
+            reduce_rows(rewriter, shapes, op, [(x, True)], mean, add_x)
+        else:
+            generic(rewriter, op, [x], [mean], [identity_map(rank), to_stats], iterators, add_x)
         mean_of(mean)
     spread = alloc(rewriter, stats_type, kept)
     fill(rewriter, op, spread, 0.0)
@@ -110,8 +115,12 @@ def statistics(
         return scalar.ADD(b, args[-1], scalar.MUL(b, deviation, deviation))
 
     inputs = [x] if mean is None else [x, mean]
-    maps = [identity_map(rank), *([to_stats] if mean is not None else []), to_stats]
-    generic(rewriter, op, inputs, [spread], maps, iterators, add_square)
+    if last_only:
+        flagged = [(buffer, buffer is x) for buffer in inputs]
+        reduce_rows(rewriter, shapes, op, flagged, spread, add_square)
+    else:
+        maps = [identity_map(rank), *([to_stats] if mean is not None else []), to_stats]
+        generic(rewriter, op, inputs, [spread], maps, iterators, add_square)
     mean_of(spread)
     return Statistics(mean, spread, to_stats, kept, count, wide)
 

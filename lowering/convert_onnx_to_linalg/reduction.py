@@ -4,8 +4,10 @@
 A reduction initialises its accumulator buffer (`linalg.fill`), then one
 `linalg.generic` reads the input with the identity map (so every loop dimension
 is bare) and writes the accumulator with a map that drops (or pins to 0) the
-reduced dimensions, whose iterators are `reduction`. The Reduce* family is in
-reduce.py, the softmax family in softmax.py; both build on the helpers here.
+reduced dimensions, whose iterators are `reduction` (`reduce_rows`, along a
+last axis, reads views that put 8 rows in the innermost loop instead). The
+Reduce* family is in reduce.py, the softmax family in softmax.py; both build
+on the helpers here.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
 )
 from onnxc.lowering.convert_onnx_to_linalg.scalar import ScalarOp
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
-from onnxc.lowering.index_arith import Size
+from onnxc.lowering.convert_onnx_to_linalg.views import view
+from onnxc.lowering.index_arith import Size, is_static
 
 
 def reduced_map(rank: int, axes: set[int], keepdims: bool) -> AffineMap:
@@ -60,6 +63,52 @@ def reduced_map(rank: int, axes: set[int], keepdims: bool) -> AffineMap:
 
 def reduction_iterators(rank: int, axes: set[int]) -> list[IteratorTypeAttr]:
     return [REDUCTION if axis in axes else PARALLEL for axis in range(rank)]
+
+
+ROW_BLOCK = 8
+"""Rows reduced together along a last axis (see `reduce_rows`)."""
+
+
+def reduce_rows(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    inputs: Sequence[tuple[SSAValue, bool]],
+    target: SSAValue,
+    body: BodyBuilder,
+) -> None:
+    """One reduction along the last axis into `target` (a buffer without
+    it): `inputs` are buffers of the full shape (flag True) or of `target`'s
+    (False). When the rows come in whole blocks of `ROW_BLOCK` (static
+    sizes), they are seen as [rows / 8, 8] and the 8 rows of a block reduced
+    in one loop nest, the loop over them innermost: 8 independent chains
+    instead of one dependent chain, each summed in its own order (the results
+    are the same)."""
+    full = next(buffer for buffer, whole in inputs if whole)
+    sizes = shapes.sizes(full)
+    rank = len(sizes)
+    rows = sizes[-2] if rank > 1 else 0
+    if not is_static(sizes) or not isinstance(rows, int) or not rows or rows % ROW_BLOCK:
+        inner = reduced_map(rank, {rank - 1}, keepdims=False)
+        maps = [identity_map(rank) if whole else inner for _, whole in inputs]
+        iterators = reduction_iterators(rank, {rank - 1})
+        generic(rewriter, op, [b for b, _ in inputs], [target], [*maps, inner], iterators, body)
+        return
+    blocked = [*sizes[:-2], rows // ROW_BLOCK, ROW_BLOCK, sizes[-1]]
+    loops = len(blocked)  # the rows' blocks (and what precedes them), k, the row
+    outer = [AffineDimExpr(i) for i in range(loops - 2)]
+    k, row = AffineDimExpr(loops - 2), AffineDimExpr(loops - 1)
+    whole_map = AffineMap(loops, 0, (*outer, row, k))
+    kept_map = AffineMap(loops, 0, (*outer, row))
+    generic(
+        rewriter,
+        op,
+        [view(rewriter, shapes, op, b, blocked if whole else blocked[:-1]) for b, whole in inputs],
+        [view(rewriter, shapes, op, target, blocked[:-1])],
+        [*(whole_map if whole else kept_map for _, whole in inputs), kept_map],
+        [PARALLEL] * (loops - 2) + [REDUCTION, PARALLEL],
+        body,
+    )
 
 
 def reduced_sizes(sizes: Sequence[Size], axes: set[int], keepdims: bool) -> list[Size]:

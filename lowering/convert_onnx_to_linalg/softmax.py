@@ -27,6 +27,7 @@ from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     Accumulator,
+    BodyBuilder,
     OnnxLowering,
     accumulator,
     accumulator_type,
@@ -41,6 +42,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
 from onnxc.lowering.convert_onnx_to_linalg.reduction import (
     accumulate,
     arg_best,
+    reduce_rows,
     reduced_buffer,
     reduced_map,
     reduction_iterators,
@@ -64,6 +66,7 @@ class AlongAxis:
     kept: list[Size]
     result: SSAValue
     sizes: list[Size]
+    shapes: Shapes
 
     def accumulator(self, rewriter: PatternRewriter) -> Accumulator:
         return accumulator(rewriter, self.result, self.sizes)
@@ -93,6 +96,7 @@ def axis_of(shapes: Shapes, input_buffer: SSAValue, axis: int, result: SSAValue)
         [size for index, size in enumerate(out_sizes) if index != axis],
         result,
         out_sizes,
+        shapes,
     )
 
 
@@ -101,16 +105,33 @@ def axis_maximum(rewriter: PatternRewriter, op: onnx.OnnxOp, along: AlongAxis) -
     element = element_type(along.input)
     maximum = reduced_buffer(rewriter, element, along.kept)
     fill(rewriter, op, maximum, scalar.lowest(element))
+    reduce_along(rewriter, op, along, along.input, maximum, accumulate(scalar.MAX))
+    return maximum
+
+
+def reduce_along(
+    rewriter: PatternRewriter,
+    op: onnx.OnnxOp,
+    along: AlongAxis,
+    source: SSAValue,
+    target: SSAValue,
+    body: BodyBuilder,
+) -> None:
+    """`target` (a buffer without the axis) accumulates `source` (one of the
+    input's shape) along the axis with `body` (`reduce_rows` when the axis is
+    the last one)."""
+    if along.axis == along.rank - 1:
+        reduce_rows(rewriter, along.shapes, op, [(source, True)], target, body)
+        return
     generic(
         rewriter,
         op,
-        [along.input],
-        [maximum],
+        [source],
+        [target],
         [along.identity, along.reduced],
         reduction_iterators(along.rank, {along.axis}),
-        accumulate(scalar.MAX),
+        body,
     )
-    return maximum
 
 
 def _shifted(b: Builder, x: SSAValue, top: SSAValue, t: Attribute) -> SSAValue:
@@ -141,15 +162,7 @@ class SoftmaxOpLowering(OnnxLowering[onnx.SoftmaxOp]):
         )
         total = reduced_buffer(rewriter, wide, along.kept)
         fill(rewriter, op, total, 0.0)
-        generic(
-            rewriter,
-            op,
-            [output],
-            [total],
-            [along.identity, along.reduced],
-            reduction_iterators(along.rank, {along.axis}),
-            accumulate(scalar.ADD),
-        )
+        reduce_along(rewriter, op, along, output, total, accumulate(scalar.ADD))
         generic(
             rewriter,
             op,

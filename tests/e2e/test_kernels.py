@@ -193,8 +193,9 @@ def test_gemm(name: str) -> None:
 
 
 def test_gemm_kernels_leave_what_they_do_not_compute() -> None:
-    """alpha != 1, and many rows of many blocks (the result would need a
-    transposition), stay with the plain lowering."""
+    """alpha != 1 stays with the plain lowering; many rows of many blocks
+    (the result would need a transposition) are no 1x1 convolution (the
+    matrix-product kernel takes them: tests/e2e/test_matmul_kernels.py)."""
     assert _kernel_ops(_gemm(1, 16, 8, 1, False, alpha=0.5), "host") == []
     wide = _gemm(4, 32, 40, 1, False)
     assert _kernel_ops(wide, "host") == []

@@ -63,3 +63,24 @@ func.func @softmax_default_axis(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT:    ^bb0(%[[VSUM:[^:]*]]: f32, %[[E:[^:]*]]: f32):
 // CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[E]], %[[VSUM]] : f32
 // CHECK-NEXT:      linalg.yield %[[Q]] : f32
+
+// -----
+
+// Along the last axis with the rows in whole blocks of 8, the rows are seen
+// as [rows / 8, 8] and reduced 8 at a time, the loop over them innermost
+// (8 independent chains, each in its own order): the maximum and the sum.
+func.func @softmax_rows(%x: tensor<2x8x5xf32>) -> tensor<2x8x5xf32> {
+  %r = "onnx.Softmax"(%x) {onnx_node_name = "softmax"} : (tensor<2x8x5xf32>) -> tensor<2x8x5xf32>
+  func.return %r : tensor<2x8x5xf32>
+}
+
+// CHECK-LABEL: func.func @softmax_rows(
+// CHECK:         %[[MAX:.*]] = memref.alloc() : memref<2x8xf32>
+// CHECK:         %[[XB:.*]] = memref.expand_shape %x {{.*}} : memref<2x8x5xf32> into memref<2x1x8x5xf32>
+// CHECK-NEXT:    %[[MB:.*]] = memref.expand_shape %[[MAX]] {{.*}} : memref<2x8xf32> into memref<2x1x8xf32>
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[XB]] : memref<2x1x8x5xf32>) outs(%[[MB]] : memref<2x1x8xf32>)
+// CHECK:           arith.maximumf
+// CHECK:         math.exp
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+// CHECK:           arith.addf
+// CHECK:         arith.divf
