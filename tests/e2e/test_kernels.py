@@ -260,3 +260,33 @@ def test_batch_normalization_folds_into_the_convolution(target: str) -> None:
     assert "onnx.BatchNormalization" not in names and "onnx.Relu" not in names
     assert names.count("kernel.conv") == 2
     _compare(model, target)
+
+
+def test_hard_swish_epilogues() -> None:
+    """HardSwish after a convolution, a depthwise one and a many-row Gemm (the
+    matrix-product kernel), as MobileNetV3 has them: fused, as the plain
+    lowering computes it."""
+    rng = np.random.default_rng(13)
+    first, weights = _conv("c1", "x", "a", 8, 16, 3, rng, pads=[1, 1, 1, 1])
+    second, more = _conv("c2", "b", "c", 16, 16, 3, rng, pads=[1, 1, 1, 1], group=16)
+    b = (rng.standard_normal((64, 40)) / 8).astype(np.float32)
+    nodes = [
+        first,
+        helper.make_node("HardSwish", ["a"], ["b"]),
+        second,
+        helper.make_node("HardSwish", ["c"], ["d"]),
+        helper.make_node("Reshape", ["d", "shape"], ["e"]),
+        helper.make_node("Gemm", ["e", "w", "bias"], ["g"]),
+        helper.make_node("HardSwish", ["g"], ["y"]),
+    ]
+    weights += [
+        *more,
+        numpy_helper.from_array(np.array([16, 64], np.int64), "shape"),
+        numpy_helper.from_array(b, "w"),
+        numpy_helper.from_array(rng.standard_normal(40).astype(np.float32), "bias"),
+    ]
+    model = _model(nodes, weights, [1, 8, 8, 8], outputs=(("y", [16, 40]),))
+    module = lower(import_model(model).module, "kernels", target="host")
+    names = [op.name for op in module.walk()]
+    assert "onnx.HardSwish" not in names, names
+    _compare(model, "host")
