@@ -13,7 +13,8 @@ vector loop. Lanes past C in the last block are padding no operation reads.
 - `kernel.conv`: a 2-D convolution of a blocked input by weights packed at
   compile time, with its epilogue fused: `Y = act(X * W + B (+ R))`, where
   `R` is an optional blocked residual of Y's shape and `act` is `activation`
-  ("" for none, "Relu", "Tanh", or "Clip" with `clip_min`/`clip_max`). Dense
+  ("" for none, "Relu", "HardSwish", "Tanh", or "Clip" with
+  `clip_min`/`clip_max`). Dense
   weights are packed `[ceil(M/bo), C, KH, KW, w]` (w >= bo lanes: the
   accumulators' width, zero past bo), depthwise ones (`group`
   equals C equals M) `[ceil(C/bo), KH, KW, bo]`; `pixels` is the register
@@ -35,7 +36,7 @@ vector loop. Lanes past C in the last block are padding no operation reads.
   is the register block: how many rows of A one kernel step computes, each
   into `b` independent columns (`lanes`); with `fma`, each step of a sum is
   one fused multiply-add (one rounding instead of two). Its activation is
-  Relu or Clip (Tanh is kernel.conv's alone).
+  Relu, HardSwish or Clip (Tanh is kernel.conv's alone).
 
 The operations share `OnnxOp`'s base, with schemas of their own (domain
 `onnxc.kernel`), so that a lowering treats them like any `onnx.*` operation.
@@ -104,7 +105,7 @@ def _window() -> list[OpSchema.Attribute]:
 def _activation() -> list[OpSchema.Attribute]:
     """The attributes of a fused activation."""
     return [
-        _default("activation", "", "'', 'Relu', 'Clip', or 'Tanh' (kernel.conv only)"),
+        _default("activation", "", "'', 'Relu', 'HardSwish', 'Clip', or 'Tanh' (kernel.conv only)"),
         _default("clip_min", float("-inf"), "Clip's minimum"),
         _default("clip_max", float("inf"), "Clip's maximum"),
     ]

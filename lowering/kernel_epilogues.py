@@ -1,7 +1,7 @@
 """Epilogue fusion and layout propagation for `select-kernels`: the only user
-of a kernel's result (Relu, Tanh, Clip with constant bounds, a residual Add) fused
-into the kernel, the result written over a residual that dies there, and
-`kernel.block(kernel.unblock(y))` folded to `y`."""
+of a kernel's result (Relu, HardSwish, Tanh, Clip with constant bounds, a
+residual Add) fused into the kernel, the result written over a residual that
+dies there, and `kernel.block(kernel.unblock(y))` folded to `y`."""
 
 from __future__ import annotations
 
@@ -28,9 +28,10 @@ def only_user(value: SSAValue) -> Operation | None:
 
 
 def fuse_activation(op: kernel.ConvOp | kernel.MatmulOp, user: Operation) -> bool:
-    """Make `user` `op`'s activation if it is a Relu, a Clip with constant
-    bounds or, for a convolution, a Tanh (the caller then absorbs `user`)."""
-    if isinstance(user, onnx.ReluOp) or (
+    """Make `user` `op`'s activation if it is a Relu, a HardSwish, a Clip with
+    constant bounds or, for a convolution, a Tanh (the caller then absorbs
+    `user`)."""
+    if isinstance(user, onnx.ReluOp | onnx.HardSwishOp) or (
         isinstance(user, onnx.TanhOp) and isinstance(op, kernel.ConvOp)
     ):
         op.properties["activation"] = StringAttr(user.SCHEMA.name)

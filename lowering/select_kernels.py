@@ -6,10 +6,11 @@ Precondition: onnx-level IR with static shapes where it matters (the pass
 leaves alone what it cannot take). Postcondition: every float32 2-D `onnx.Conv`
 with constant weights (group 1 or depthwise) is a `kernel.conv` between a
 `kernel.block` of its input and a `kernel.unblock` of its result (see the
-`kernel` dialect); then
+`kernel` dialect), a BatchNormalization after it folded into its weights and
+bias first (`kernel_batchnorm.py`); then
 
-- a Relu, a Tanh, or a Clip with constant bounds, that is the only user of
-  a convolution's result becomes the convolution's `activation`;
+- a Relu, a HardSwish, a Tanh, or a Clip with constant bounds, that is the
+  only user of a convolution's result becomes the convolution's `activation`;
 - an Add of a convolution's result (its only use, no activation yet) and a
   tensor of the same shape becomes the convolution's residual `R` (a
   following Relu then fuses too: `act(X * W + B + R)`);
@@ -49,6 +50,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc.dialects import kernel, onnx
 from onnxc.ir_names import ONNX_NODE_NAME
+from onnxc.lowering.kernel_batchnorm import fold_batch_norms
 from onnxc.lowering.kernel_epilogues import fuse_user, pass_layout_on, residual_in_place
 from onnxc.lowering.kernel_ir import (
     Made,
@@ -86,6 +88,7 @@ class SelectKernelsPass(ModulePass):
 
 def _select(block: Block, kernels: Kernels) -> None:
     made: Made = {}  # one packing, one block per value
+    fold_batch_norms(block)
     for conv in [o for o in block.ops if isinstance(o, onnx.ConvOp)]:
         _block_conv(conv, kernels, made)
     for gemm in [o for o in block.ops if isinstance(o, onnx.GemmOp)]:

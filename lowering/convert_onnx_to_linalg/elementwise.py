@@ -72,6 +72,11 @@ def leaky_relu(b: Builder, x: SSAValue, alpha: float) -> SSAValue:
     return b.insert(arith.SelectOp(negative, scaled, x)).result
 
 
+def hard_swish(b: Builder, x: SSAValue) -> SSAValue:
+    """x * max(0, min(1, x / 6 + 0.5)): HardSwish, also fused into kernels."""
+    return scalar.MUL(b, x, hard_sigmoid(b, x, 1.0 / 6.0, 0.5))
+
+
 def hard_sigmoid(b: Builder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
     """max(0, min(1, alpha * x + beta))."""
     shifted = scalar.ADD(b, scalar.MUL(b, x, constant(b, alpha, x.type)), constant(b, beta, x.type))
@@ -242,7 +247,7 @@ class HardSwishOpLowering(ElementwisePattern):
     source = onnx.HardSwishOp
 
     def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-        return scalar.MUL(b, args[0], hard_sigmoid(b, args[0], 1.0 / 6.0, 0.5))
+        return hard_swish(b, args[0])
 
 
 class ClipOpLowering(ElementwisePattern):

@@ -58,6 +58,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     is_none,
     shape_of,
 )
+from onnxc.lowering.convert_onnx_to_linalg.elementwise import hard_swish
 from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_range, nest
 from onnxc.lowering.convert_onnx_to_linalg.views import view
 from onnxc.lowering.index_arith import IndexArith, Size
@@ -257,7 +258,8 @@ def _pair(values: Sequence[int]) -> tuple[int, int]:
 
 def activation(op: kernel.ConvOp | kernel.MatmulOp) -> Activation:
     """The fused activation of a kernel that is applied as its accumulators
-    are stored (Relu, Clip; kernel.conv alone takes Tanh: `_activation`)."""
+    are stored (Relu, Clip, HardSwish; kernel.conv alone takes Tanh:
+    `_activation`)."""
     stored, row = _activation(op)
     assert row is None, "a row activation is kernel.conv's"
     return stored
@@ -272,6 +274,8 @@ def _activation(op: kernel.ConvOp | kernel.MatmulOp) -> tuple[Activation, Activa
         return lambda b, v: scalar.MAX(b, v, scalar.constant(b, 0.0, f32)), None
     if kind == "Tanh":
         return lambda b, v: v, lambda b, v: scalar.TANH(b, v)
+    if kind == "HardSwish":
+        return lambda b, v: hard_swish(b, v), None
     if kind == "Clip":
         low, high = op.attr("clip_min"), op.attr("clip_max")
         return lambda b, v: scalar.MIN(

@@ -227,3 +227,66 @@ def test_tanh_epilogues() -> None:
     assert activations == ["Tanh", "Tanh"]
     assert _kernel_ops(model, "host").count("kernel.pool") == 1
     _compare(model, "host")
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4"])
+def test_batch_normalization_folds_into_the_convolution(target: str) -> None:
+    """Conv+BatchNormalization+Relu (statistics far from 0 and 1, a conv
+    without bias, a depthwise one with) is one kernel: the normalisation in
+    its weights and bias; within rtol 1e-5 of onnxruntime."""
+    rng = np.random.default_rng(11)
+    first, weights = _conv("c1", "x", "a", 8, 16, 3, rng, pads=[1, 1, 1, 1])
+    first.input.pop()  # no bias
+    weights.pop()
+    second, more = _conv("c2", "r", "d", 16, 16, 3, rng, pads=[1, 1, 1, 1], group=16)
+    weights += more
+    nodes = [first, second]
+    for name, x, y in [("n1", "a", "b"), ("n2", "d", "y")]:
+        statistics = {
+            f"{name}_scale": rng.uniform(0.5, 2.0, 16),
+            f"{name}_bias": rng.standard_normal(16),
+            f"{name}_mean": rng.standard_normal(16) * 3,
+            f"{name}_var": rng.uniform(0.1, 4.0, 16),
+        }
+        weights += [numpy_helper.from_array(v.astype(np.float32), k) for k, v in statistics.items()]
+        nodes.append(
+            helper.make_node("BatchNormalization", [x, *statistics], [y], epsilon=1e-3, name=name)
+        )
+    nodes.insert(3, helper.make_node("Relu", ["b"], ["r"]))
+    nodes = [nodes[0], nodes[2], nodes[3], nodes[1], nodes[4]]
+    model = _model(nodes, weights, [1, 8, 9, 9], outputs=(("y", [1, 16, 9, 9]),))
+    module = lower(import_model(model).module, "kernels", target=target)
+    names = [op.name for op in module.walk()]
+    assert "onnx.BatchNormalization" not in names and "onnx.Relu" not in names
+    assert names.count("kernel.conv") == 2
+    _compare(model, target)
+
+
+def test_hard_swish_epilogues() -> None:
+    """HardSwish after a convolution, a depthwise one and a many-row Gemm (the
+    matrix-product kernel), as MobileNetV3 has them: fused, as the plain
+    lowering computes it."""
+    rng = np.random.default_rng(13)
+    first, weights = _conv("c1", "x", "a", 8, 16, 3, rng, pads=[1, 1, 1, 1])
+    second, more = _conv("c2", "b", "c", 16, 16, 3, rng, pads=[1, 1, 1, 1], group=16)
+    b = (rng.standard_normal((64, 40)) / 8).astype(np.float32)
+    nodes = [
+        first,
+        helper.make_node("HardSwish", ["a"], ["b"]),
+        second,
+        helper.make_node("HardSwish", ["c"], ["d"]),
+        helper.make_node("Reshape", ["d", "shape"], ["e"]),
+        helper.make_node("Gemm", ["e", "w", "bias"], ["g"]),
+        helper.make_node("HardSwish", ["g"], ["y"]),
+    ]
+    weights += [
+        *more,
+        numpy_helper.from_array(np.array([16, 64], np.int64), "shape"),
+        numpy_helper.from_array(b, "w"),
+        numpy_helper.from_array(rng.standard_normal(40).astype(np.float32), "bias"),
+    ]
+    model = _model(nodes, weights, [1, 8, 8, 8], outputs=(("y", [16, 40]),))
+    module = lower(import_model(model).module, "kernels", target="host")
+    names = [op.name for op in module.walk()]
+    assert "onnx.HardSwish" not in names, names
+    _compare(model, "host")
