@@ -1,12 +1,4 @@
-"""The blocked kernels of the `kernel` dialect (chosen by `select-kernels`):
-layout changes as `linalg.generic`s, the convolution as register-blocked loops.
-
-`kernel.block` and `kernel.unblock` are copies whose maps split the channel
-index into block and lane (`c = cb * b + v`); a last block with lanes past C
-is zero-filled first. A block of whole blocks loops over the blocked
-positions with the lanes innermost: it writes in order and reads `b` streams
-(5x faster than writing `b` interleaved streams a channel at a time); an
-unblock loops over NCHW (writing `b` streams 4 KB apart was 7x slower).
+"""`kernel.conv` (chosen by `select-kernels`) as register-blocked loops.
 
 `kernel.conv` computes one output row at a time, in register blocks of
 `pixels` output columns: one accumulator array per pixel (a `memref.alloca`
@@ -40,106 +32,39 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, math, memref
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import f32
-from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import kernel
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
-    PARALLEL,
     OnnxLowering,
     buffer_of,
-    fill,
-    generic,
-    identity_map,
     is_none,
     shape_of,
 )
-from onnxc.lowering.convert_onnx_to_linalg.elementwise import hard_swish
-from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_range, nest
-from onnxc.lowering.convert_onnx_to_linalg.views import view
-from onnxc.lowering.index_arith import IndexArith, Size
+from onnxc.lowering.convert_onnx_to_linalg.kernel_loops import (
+    Activation,
+    Arith,
+    accumulate,
+    activations,
+    load,
+    loops_over,
+    padded,
+    remainder,
+    tap_range,
+)
+from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_range
+from onnxc.lowering.index_arith import Size
 
 # --------------------------------------------------------------------------
 # Layout changes
 
 
-def _channel_map(block: int) -> AffineMap:
-    """(n, c, h, w) -> (n, c floordiv b, h, w, c mod b): where channel c lives
-    in the blocked layout."""
-    n, c, h, w = (AffineDimExpr(i) for i in range(4))
-    return AffineMap(4, 0, (n, c // block, h, w, c % block))
-
-
-def _lane_map(block: int) -> AffineMap:
-    """(n, cb, h, w, v) -> (n, cb * b + v, h, w): the NCHW element of a
-    blocked position."""
-    n, cb, h, w, v = (AffineDimExpr(i) for i in range(5))
-    return AffineMap(5, 0, (n, cb * block + v, h, w))
-
-
-class BlockOpLowering(OnnxLowering[kernel.BlockOp]):
-    """`kernel.block` -> a copy into the blocked layout (padding lanes zeroed)."""
-
-    def rewrite(self, op: kernel.BlockOp, rewriter: PatternRewriter) -> None:
-        n, blocks, h, w, lanes = shape_of(op.Y)
-        channels = shape_of(op.X)[1]
-        if channels == 1:  # one channel: the same bytes in either layout
-            self.replace(
-                rewriter,
-                op,
-                [view(rewriter, self.shapes, op, buffer_of(rewriter, op.X), [n, 1, h, w, 1])],
-            )
-            return
-        out = self.result_buffer(rewriter, op.Y, [n, blocks, h, w, lanes])
-        if blocks * lanes == channels:  # over the blocked positions, lanes innermost
-            maps, rank = [_lane_map(lanes), identity_map(5)], 5
-        else:
-            fill(rewriter, op, out, 0.0)
-            maps, rank = [identity_map(4), _channel_map(lanes)], 4
-        source = buffer_of(rewriter, op.X)
-        generic(rewriter, op, [source], [out], maps, [PARALLEL] * rank, lambda b, args: args[0])
-        self.replace(rewriter, op, [out])
-
-
-class UnblockOpLowering(OnnxLowering[kernel.UnblockOp]):
-    """`kernel.unblock` -> a copy back to NCHW."""
-
-    def rewrite(self, op: kernel.UnblockOp, rewriter: PatternRewriter) -> None:
-        lanes = shape_of(op.X)[4]
-        if shape_of(op.Y)[1] == 1:  # one channel: the same bytes in either layout
-            source = buffer_of(rewriter, op.X)
-            self.replace(rewriter, op, [view(rewriter, self.shapes, op, source, shape_of(op.Y))])
-            return
-        out = self.result_buffer(rewriter, op.Y, list(shape_of(op.Y)))
-        generic(
-            rewriter,
-            op,
-            [buffer_of(rewriter, op.X)],
-            [out],
-            [_channel_map(lanes), identity_map(4)],
-            [PARALLEL] * 4,
-            lambda b, args: args[0],
-        )
-        self.replace(rewriter, op, [out])
-
-
 # --------------------------------------------------------------------------
 # Convolution
-
-
-class Arith(IndexArith):
-    """Index arithmetic inserted at a builder (one per loop body)."""
-
-    def __init__(self, b: Builder) -> None:
-        super().__init__()
-        self.b = b
-
-    def _insert(self, op: Operation, operands: Sequence[SSAValue]) -> SSAValue:
-        return self.b.insert(op).results[0]
 
 
 @dataclass(frozen=True)
@@ -207,16 +132,6 @@ def _column_blocks(g: _Geometry, lo: int, hi: int) -> list[tuple[int, int, int, 
     return runs
 
 
-def tap_range(a: Arith, start: Size, taps: int, dilation: int, extent: int) -> tuple[Size, Size]:
-    """The taps k in [lo, hi) with 0 <= start + k * dilation < extent."""
-    lo = a.max(0, a.ceildiv(a.sub(0, start), dilation))
-    hi = a.min(taps, a.add(a.floordiv(a.sub(extent - 1, start), dilation), 1))
-    return lo, a.max(lo, hi)
-
-
-Activation = Callable[[Builder, SSAValue], SSAValue]
-
-
 class ConvOpLowering(OnnxLowering[kernel.ConvOp]):
     """`kernel.conv` -> register-blocked loops (see the module docstring)."""
 
@@ -247,41 +162,13 @@ class ConvOpLowering(OnnxLowering[kernel.ConvOp]):
             out = residual  # each output reads only its own element of R first
         else:
             out = self.result_buffer(rewriter, op.Y, list(y_shape))
-        kernel_loops = _Kernel(g, x, w, bias, residual, out, *_activation(op))
+        kernel_loops = _Kernel(g, x, w, bias, residual, out, *activations(op))
         kernel_loops.build(builder_before(op), y_shape[0])
         self.replace(rewriter, op, [out])
 
 
 def _pair(values: Sequence[int]) -> tuple[int, int]:
     return int(values[0]), int(values[1])
-
-
-def activation(op: kernel.ConvOp | kernel.MatmulOp) -> Activation:
-    """The fused activation of a kernel that is applied as its accumulators
-    are stored (Relu, Clip, HardSwish; kernel.conv alone takes Tanh:
-    `_activation`)."""
-    stored, row = _activation(op)
-    assert row is None, "a row activation is kernel.conv's"
-    return stored
-
-
-def _activation(op: kernel.ConvOp | kernel.MatmulOp) -> tuple[Activation, Activation | None]:
-    """The activation applied as the accumulators are stored, and the one
-    applied to each finished output row instead (None: none): Tanh's many
-    operations would push the accumulators out of registers."""
-    kind = op.attr("activation")
-    if kind == "Relu":
-        return lambda b, v: scalar.MAX(b, v, scalar.constant(b, 0.0, f32)), None
-    if kind == "Tanh":
-        return lambda b, v: v, lambda b, v: scalar.TANH(b, v)
-    if kind == "HardSwish":
-        return lambda b, v: hard_swish(b, v), None
-    if kind == "Clip":
-        low, high = op.attr("clip_min"), op.attr("clip_max")
-        return lambda b, v: scalar.MIN(
-            b, scalar.MAX(b, v, scalar.constant(b, low, f32)), scalar.constant(b, high, f32)
-        ), None
-    return lambda b, v: v, None
 
 
 @dataclass
@@ -452,7 +339,7 @@ class _Kernel:
                 if one_block:
                     body(inner, ci, 0, ci)
                 else:
-                    body(inner, ci, a.floordiv(ci, g.in_lanes), _remainder(inner, ci, g.in_lanes))
+                    body(inner, ci, a.floordiv(ci, g.in_lanes), remainder(inner, ci, g.in_lanes))
                 return []
 
             for_range(b, 0, g.channels, [], flat)
@@ -532,14 +419,14 @@ class _Kernel:
             def lane(inner: Builder, v: SSAValue) -> None:
                 weight = load(inner, self.w, [cb, kh, kw, v])
                 for acc, iw, ok in zip(accumulators, columns, inside, strict=True):
-                    value = _padded(inner, load(inner, self.x, [n, cb, ih, iw, v]), ok)
+                    value = padded(inner, load(inner, self.x, [n, cb, ih, iw, v]), ok)
                     accumulate(inner, acc, v, value, weight, g.fma)
 
             self._lanes(b, lane)
             return
         ci, block, lane_in = source
         values = [
-            _padded(b, load(b, self.x, [n, a.index(block), ih, iw, lane_in]), ok)
+            padded(b, load(b, self.x, [n, a.index(block), ih, iw, lane_in]), ok)
             for iw, ok in zip(columns, inside, strict=True)
         ]
 
@@ -569,61 +456,4 @@ class _Kernel:
             b.insert(memref.StoreOp.get(self.activation(b, result), self.out, at))
 
 
-def loops_over(
-    b: Builder, sizes: Sequence[int], body: Callable[[Builder, list[SSAValue]], None]
-) -> None:
-    """Loops over every position of `sizes`, with no loop for a size of 1 (its
-    index is 0): canonicalize would fold such a loop away, and with it the
-    ONNX node's comment on the nest."""
-    looped = [k for k, size in enumerate(sizes) if size > 1]
-
-    def innermost(inner: Builder, ivs: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
-        at = [Arith(inner).index(0)] * len(sizes)
-        for k, iv in zip(looped, ivs, strict=True):
-            at[k] = iv
-        body(inner, at)
-        return []
-
-    nest(b, [sizes[k] for k in looped], [], innermost)
-
-
-def load(b: Builder, buffer: SSAValue, indices: Sequence[Size]) -> SSAValue:
-    a = Arith(b)
-    return b.insert(memref.LoadOp.get(buffer, [a.index(i) for i in indices])).res
-
-
-def _remainder(b: Builder, value: SSAValue, divisor: int) -> SSAValue:
-    modulus = Arith(b).index(divisor)
-    return b.insert(arith.RemUIOp(value, modulus)).result
-
-
-def _padded(b: Builder, value: SSAValue, inside: SSAValue | None) -> SSAValue:
-    """`value`, or 0 (the padding) where `inside` is false."""
-    if inside is None:
-        return value
-    zero = scalar.constant(b, 0.0, f32)
-    return b.insert(arith.SelectOp(inside, value, zero)).result
-
-
-def accumulate(
-    b: Builder, acc: SSAValue, v: SSAValue, value: SSAValue, weight: SSAValue, fused: bool
-) -> None:
-    """acc[v] += value * weight (one fused multiply-add when `fused`)."""
-    if fused:
-        total = b.insert(math.FmaOp(value, weight, load(b, acc, [v]))).result
-    else:
-        total = scalar.ADD(b, load(b, acc, [v]), scalar.MUL(b, value, weight))
-    b.insert(memref.StoreOp.get(total, acc, [v]))
-
-
-__all__ = [
-    "Arith",
-    "BlockOpLowering",
-    "ConvOpLowering",
-    "UnblockOpLowering",
-    "accumulate",
-    "activation",
-    "load",
-    "loops_over",
-    "tap_range",
-]
+__all__ = ["ConvOpLowering"]

@@ -43,7 +43,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     is_none,
     shape_of,
 )
-from onnxc.lowering.convert_onnx_to_linalg.kernel_conv import (
+from onnxc.lowering.convert_onnx_to_linalg.kernel_loops import (
     Activation,
     Arith,
     accumulate,

@@ -19,7 +19,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from onnxc.dialects import kernel
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import OnnxLowering, buffer_of, shape_of
-from onnxc.lowering.convert_onnx_to_linalg.kernel_conv import (
+from onnxc.lowering.convert_onnx_to_linalg.kernel_loops import (
     Arith,
     load,
     loops_over,
