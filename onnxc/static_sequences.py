@@ -50,6 +50,7 @@ from onnxc.containers import (
 )
 from onnxc.dialects.onnx import TARGET_OPSET
 from onnxc.errors import OnnxcError
+from onnxc.loop_unrolling import MAX_TRIPS, unroll
 from onnxc.sequence_ops import HANDLERS, RESOLVED_OPS, node_label
 
 __all__ = ["Resolver", "has_containers", "resolve_containers", "tensor_shapes"]
@@ -282,6 +283,16 @@ class Resolver:
             self.values[node.output[0]] = read[0]
             return
         if any(not isinstance(v, str) for v in read):
+            loop = node.op_type == "Loop" and node.domain in ("", "ai.onnx")
+            if loop and unroll(self, node, read):
+                return
+            if loop:
+                raise OnnxcError(
+                    f"{node_label(node)}: a sequence or optional carried through Loop is "
+                    "compiled when the iterations are known at compile time (a constant trip "
+                    f"count up to {MAX_TRIPS}, a condition the body keeps true); these are "
+                    "not, and onnxc has no run-time sequence yet"
+                )
             if any(a.type == onnx.AttributeProto.GRAPH for a in node.attribute):
                 raise OnnxcError(_CARRIED.format(label=node_label(node), op=node.op_type))
             raise OnnxcError(

@@ -243,3 +243,67 @@ def test_command_line_gives_a_sequence_input_its_shapes(tmp_path) -> None:
     source = str(out / "seq.c")
     flags = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-c", "-o", os.devnull]
     subprocess.run(["gcc", *flags, f"-I{out}", source], check=True)
+
+
+def _loop_model(trips: onnx.ValueInfoProto | None) -> onnx.ModelProto:
+    """A Loop that inserts `x * i` into a carried sequence at each of its
+    iterations and scans out the running sum; then ConcatFromSequence."""
+    i64 = TensorProto.INT64
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Cast", ["i"], ["i_float"], to=F),
+            helper.make_node("Mul", ["x", "i_float"], ["scaled"]),
+            helper.make_node("SequenceInsert", ["seq_in", "scaled"], ["seq_out"]),
+            helper.make_node("Add", ["sum_in", "scaled"], ["sum_out"]),
+            helper.make_node("Identity", ["sum_out"], ["running"]),
+        ],
+        "body",
+        [
+            value("i", i64, []),
+            value("cond_in", TensorProto.BOOL, []),
+            sequence("seq_in", F, [2]),
+            value("sum_in", F, [2]),
+        ],
+        [
+            value("cond_out", TensorProto.BOOL, []),
+            sequence("seq_out", F, [2]),
+            value("sum_out", F, [2]),
+            value("running", F, [2]),
+        ],
+    )
+    inputs = [value("x", F, [2]), value("zero", F, [2])]
+    initializers = []
+    if trips is None:
+        initializers.append(numpy_helper.from_array(np.array(3, np.int64), "trips"))
+    else:
+        inputs.append(trips)
+    return _model(
+        [
+            helper.make_node("SequenceEmpty", [], ["empty"], dtype=F),
+            helper.make_node(
+                "Loop", ["trips", "", "empty", "zero"], ["s", "total", "sums"], body=body
+            ),
+            helper.make_node("ConcatFromSequence", ["s"], ["joined"], axis=0),
+        ],
+        inputs,
+        [value("joined", F, [6]), value("total", F, [2]), value("sums", F, [3, 2])],
+        initializers,
+    )
+
+
+def test_loop_carrying_a_sequence_is_unrolled() -> None:
+    """A constant trip count and a condition the body keeps: the iterations
+    are inlined, the sequence grows one tensor a trip (onnxruntime's results
+    exactly)."""
+    model = _loop_model(None)
+    feeds = {"x": np.array([1.5, -2.0], np.float32), "zero": np.zeros(2, np.float32)}
+    got = onnxc.compile(model).run(feeds)
+    for mine, theirs in zip(got.values(), _onnxruntime(model, feeds), strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+def test_loop_carrying_a_sequence_needs_its_trip_count() -> None:
+    model = _loop_model(value("trips", TensorProto.INT64, []))
+    with pytest.raises(OnnxcError, match="carried through Loop is compiled when the iterations"):
+        onnxc.compile(model)
