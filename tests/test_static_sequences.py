@@ -16,6 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import onnxc
 from onnxc.errors import OnnxcError, RunError
+from tests.mcu.tools import needs_arm
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -58,12 +59,13 @@ def _sequence_in_and_out() -> onnx.ModelProto:
     )
 
 
-def test_sequence_input_and_output_match_onnxruntime() -> None:
+@pytest.mark.parametrize("target", ["host", pytest.param("cortex-m4", marks=needs_arm)])
+def test_sequence_input_and_output_match_onnxruntime(target: str) -> None:
     model = _sequence_in_and_out()
     rng = np.random.default_rng(0)
     items = [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(3)]
     x = rng.standard_normal((2, 3)).astype(np.float32)
-    compiled = onnxc.compile(model, shapes={"s": [(2, 3)] * 3})
+    compiled = onnxc.compile(model, shapes={"s": [(2, 3)] * 3}, target=target)
     assert compiled.input_names == ["s", "x"]
     assert compiled.output_names == ["joined", "shorter"]
     got = compiled.run({"s": items, "x": x})
