@@ -417,10 +417,12 @@ static inline float onnxc_tanhf(float x) {
  * are exact for a float x and |k| <= 150; exp(x) = 2^k ((1 + r1) +
  * (r^2 q(r) - k ln2lo)), q the Taylor polynomial of (exp(r) - 1 - r) / r^2 to
  * r^11 (truncation below 2^-57), rounded once to double, then to float.
- * Targets without double-precision hardware call expf instead.
+ * Targets without double-precision hardware, and x86 without AVX2 (its 2 lanes
+ * of doubles run it slower than libm's expf), call expf instead.
  */
 static inline float onnxc_expf(float x) {
-#if defined(__arm__) && !(defined(__ARM_FP) && (__ARM_FP & 8))
+#if (defined(__arm__) && !(defined(__ARM_FP) && (__ARM_FP & 8))) || \
+    ((defined(__x86_64__) || defined(__i386__)) && !defined(__AVX2__))
   return expf(x);
 #else
   const uint32_t bits = (uint32_t)onnxc_bits_f32(x);

@@ -12,9 +12,9 @@ import pytest
 from onnxc.runtime_c import runtime_dir
 
 
-def build_driver(folder: Path, source: str) -> Path:
-    """Compile `source` (C99, strict warnings) with the runtime header in
-    `folder`; skips the test without a C compiler."""
+def build_driver(folder: Path, source: str, flags: tuple[str, ...] = ()) -> Path:
+    """Compile `source` (C99, strict warnings, and `flags`) with the runtime
+    header in `folder`; skips the test without a C compiler."""
     if shutil.which("cc") is None:
         pytest.skip("no C compiler")
     (folder / "driver.c").write_text(source)
@@ -28,6 +28,7 @@ def build_driver(folder: Path, source: str) -> Path:
             "-pedantic",
             "-Werror",
             "-O2",
+            *flags,
             "-I",
             str(runtime_dir()),
             str(folder / "driver.c"),
@@ -76,11 +77,11 @@ int main(void) {
 """
 
 
-def build_float_sweep(folder: Path, got: str, want: str) -> Path:
+def build_float_sweep(folder: Path, got: str, want: str, flags: tuple[str, ...] = ()) -> Path:
     """A driver comparing the C expressions `got` and `want` of a float `x`
     bit for bit (any NaN equal to any other) on float bit patterns; see
     `float_sweep_wrong`."""
-    return build_driver(folder, _SWEEP.replace("GOT", got).replace("WANT", want))
+    return build_driver(folder, _SWEEP.replace("GOT", got).replace("WANT", want), flags)
 
 
 def float_sweep_wrong(driver: Path, stride: int, special: list[int]) -> int:
