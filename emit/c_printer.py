@@ -93,6 +93,9 @@ _UNARY_MATH = (
     "sinh cosh tanh asinh acosh atanh erf floor ceil round trunc"
 )
 
+_VECTORISABLE = {"math.exp": "onnxc_expf({0})", "math.tanh": "onnxc_tanhf({0})"}
+"""The runtime's f32 functions that a loop of vectorises, unlike libm's calls."""
+
 SCALAR: dict[str, str] = {
     **{f"math.{f}": f"{f}{{m}}({{0}})" for f in _UNARY_MATH.split()},
     "math.roundeven": "rint{m}({0})",
@@ -449,8 +452,8 @@ class BodyPrinter:
             return self._narrow_float_conversion(op)
         if name == "arith.bitcast":
             return self._bitcast(op)
-        if name == "math.tanh" and isinstance(result, Float32Type):
-            return self.format("onnxc_tanhf({0})", op)  # vectorisable, unlike libm's
+        if name in _VECTORISABLE and isinstance(result, Float32Type):
+            return self.format(_VECTORISABLE[name], op)
         if name in ("arith.index_cast", "arith.index_castui") and isinstance(result, IndexType):
             if bits(source) == 64:  # may not fit a 32-bit ptrdiff_t: saturate
                 kind = "u" if name == "arith.index_castui" else "i"

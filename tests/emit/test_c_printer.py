@@ -351,6 +351,12 @@ def test_special_float_weights() -> None:
     assert "INFINITY, (-INFINITY), NAN, (-0.0)," in c_source
 
 
+def test_f32_exp_and_tanh_print_as_the_runtimes() -> None:
+    c_source, _ = print_c(parse(MATH), "m")
+    assert "onnxc_expf(" in c_source and "onnxc_tanhf(" in c_source  # vectorisable
+    assert "erff(" in c_source and " expf(" not in c_source and " tanhf(" not in c_source
+
+
 def test_default_names_without_attributes() -> None:
     c_source, header = print_c(parse(CONV), "m")
     assert "int m_run(const float *arg0, float *arg1);" in header

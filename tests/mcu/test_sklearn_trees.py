@@ -2,8 +2,9 @@
 with skl2onnx) run on a Cortex-M4F in qemu and give the host build's labels
 and probabilities exactly: the tree walk is comparisons of float32 features
 with float32 thresholds and float sums in the same order on both sides
-(-ffp-contract=off), and the gradient-boosting softmax calls expf, which
-picolibc and glibc may round an ulp apart (rtol 1e-6). The node tables are
+(-ffp-contract=off), and the gradient-boosting softmax's exp is picolibc's
+expf on the MCU and exp in double rounded to float on the host, which may
+be an ulp apart (rtol 1e-6). The node tables are
 constant weights: they sit in flash (the ELF's text), not in RAM."""
 
 from __future__ import annotations

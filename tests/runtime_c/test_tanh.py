@@ -7,40 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from tests.runtime_c.drivers import build_driver, run_driver
-
-DRIVER = r"""
-#include <stdio.h>
-#include <string.h>
-#include "onnxc_runtime.h"
-static int same(float got, float want) {
-  if (isnan(want)) return isnan(got);
-  return memcmp(&got, &want, sizeof got) == 0;  /* the sign of zero too */
-}
-int main(void) {
-  unsigned long stride, checked = 0, wrong = 0;
-  unsigned long long u;
-  if (scanf("%lu", &stride) != 1) return 1;
-  for (u = 0; u <= 0xFFFFFFFFull; u += stride) {
-    const uint32_t bits = (uint32_t)u;
-    float x;
-    memcpy(&x, &bits, sizeof x);
-    ++checked;
-    if (!same(onnxc_tanhf(x), (float)tanh((double)x))) ++wrong;
-  }
-  while (scanf("%llx", &u) == 1) {  /* special values, by bit pattern */
-    const uint32_t bits = (uint32_t)u;
-    float x;
-    memcpy(&x, &bits, sizeof x);
-    ++checked;
-    if (!same(onnxc_tanhf(x), (float)tanh((double)x))) ++wrong;
-  }
-  printf("%lu %lu\n", checked, wrong);
-  return 0;
-}
-"""
+from tests.runtime_c.drivers import build_float_sweep, float_sweep_wrong
 
 SPECIAL = [
     0x00000000,  # +0
@@ -60,13 +27,6 @@ SPECIAL = [
 ]
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_driver(tmp_path_factory.mktemp("tanh"), DRIVER)
-
-
-def test_tanhf_is_tanh_in_double_rounded(driver: Path) -> None:
-    words = run_driver(driver, "4099\n" + "".join(f"{s:x}\n" for s in SPECIAL))
-    checked, wrong = int(words[0]), int(words[1])
-    assert checked == 2**32 // 4099 + 1 + len(SPECIAL)
-    assert wrong == 0
+def test_tanhf_is_tanh_in_double_rounded(tmp_path: Path) -> None:
+    driver = build_float_sweep(tmp_path, "onnxc_tanhf(x)", "(float)tanh((double)x)")
+    assert float_sweep_wrong(driver, 4099, SPECIAL) == 0
