@@ -122,23 +122,16 @@ otherwise they round-trip through the stack and ResNet-8 runs 1.8-2.1x slower.
 vectorises only loops that need no run-time check ("very cheap" cost model):
 loops over buffers of the one arena (LayerNorm's normalisation, Softmax's
 division, elementwise chains) need one that they do not overlap; with the
-"dynamic" model they are vectorised behind it (the encoder layers ran 5-17%
-faster, LeNet-5 10%; no reduction is vectorised either way, so results do
-not change)."""
+"dynamic" model they are vectorised behind it, Softmax's onnxc_expf among
+them (scalar, it is slower than libm's expf). The encoder layers ran 5-17%
+faster (d 256, seq 128: 1.62 -> 1.48 ms with onnxc_expf), LeNet-5 10%; no
+reduction is vectorised either way, so results do not change."""
 
 
 def _host_vector_flags() -> tuple[str, ...]:
     """gcc tunes many AVX-512 CPUs to prefer 256-bit vectors; the kernels'
     16-lane loops run up to 1.2x faster in 512-bit ones (measured on a Xeon)."""
     return ("-mprefer-vector-width=512",) if "avx512f" in host_cpu_flags() else ()
-
-
-_CHEAP_VECTORS = "-fvect-cost-model=cheap"
-"""gcc -O2's (very cheap) cost model vectorises no loop that needs a run-time
-check that its pointers do not overlap, as an elementwise loop from an input
-to an output does; then softmax's onnxc_expf stays scalar, slower than libm's
-expf. With both, a transformer encoder layer (d256, seq 128) takes 1.62 ->
-1.48 ms; the CNN benchmarks are unchanged or faster (LeNet-5 1.1x)."""
 
 
 _SCALAR_KERNEL_FLAGS = ("-fno-predictive-commoning",)
@@ -169,7 +162,7 @@ TARGETS: dict[str, Target] = {
             "this machine's C compiler for this machine's CPU (-march=native), loaded into "
             "Python with cffi",
             cc="cc",
-            cflags=("-march=native", _CHEAP_VECTORS, *_KERNEL_FLAGS, *_host_vector_flags()),
+            cflags=("-march=native", *_KERNEL_FLAGS, *_host_vector_flags()),
             kernels=Kernels(
                 lanes=16,
                 pixels=8 if "avx512f" in host_cpu_flags() else 4,

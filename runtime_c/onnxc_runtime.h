@@ -407,7 +407,8 @@ static inline float onnxc_tanhf(float x) {
 /*
  * onnxc_expf(x) is (float)exp((double)x), for each of the 2^32 floats
  * (checked exhaustively against glibc's exp; NaN stays NaN, -inf gives 0,
- * +inf and x above ~88.72 give inf, x below ~-87.34 gives subnormals then 0),
+ * +inf and x above ~88.72 give inf, x below ~-87.34 gives subnormals then 0;
+ * no conversion out of float's range),
  * computed without a call or a branch so that the C compiler vectorises a
  * loop of it (libm's expf is a call per element). x is clamped to
  * [-104, 89] first with integer operations (exp(-104) rounds to 0 and
@@ -442,7 +443,13 @@ static inline float onnxc_expf(float x) {
       r * (1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 + r * (1.0 / 3628800 +
       r * (1.0 / 39916800 + r * (1.0 / 479001600 + r * (1.0 / 6227020800.0)))))))))));
   const double tail = r * r * q - k * -1.8641886737243033e-15;
-  return (float)(scale * ((1.0 + r1) + tail));
+  const double e = scale * ((1.0 + r1) + tail);
+  /* past FLT_MAX is inf (no float x has exp(x) between FLT_MAX and where it
+     would round up to inf); converting it would be undefined in C99 */
+  const uint64_t past = 0u - (uint64_t)(e > 3.4028234663852886e38);
+  const uint64_t e_bits = (uint64_t)onnxc_bits_f64(e);
+  const uint64_t inf_bits = UINT64_C(0x7FF0000000000000);
+  return (float)onnxc_f64_bits((int64_t)((e_bits & ~past) | (inf_bits & past)));
 #endif
 }
 
