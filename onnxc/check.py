@@ -102,8 +102,8 @@ def find_gaps(
         progress.step("load")
     try:
         prepared = prepare_model(proto, dims, shapes, foreign=True).model
-    except OnnxcError as error:  # the model as a whole: still list what is readable
-        return _node_gaps(proto) or [Gap("", "(model)", None, "", str(error))]
+    except OnnxcError as error:  # still list what is readable, else the error's node
+        return _node_gaps(proto) or [_gap_of(error, proto)]
     gaps = _node_gaps(prepared)
     if progress is not None:
         progress.step("check operators")
@@ -119,15 +119,21 @@ def find_gaps(
             progress=progress,
         )
     except OnnxcError as error:
-        found = _NODE_ERROR.match(str(error))
-        if found is None:
-            return [Gap("", "(model)", None, "", str(error))]
-        node = next((n for n in prepared.graph.node if n.name == found["node"]), None)
-        opsets = {o.domain: o.version for o in prepared.opset_import}
-        opset = _opset_of(node, opsets) if node is not None else None
-        domain = (node.domain if node is not None else "") or "ai.onnx"
-        return [Gap(domain, found["op"], opset, found["node"], found["reason"])]
+        return [_gap_of(error, prepared)]
     return []
+
+
+def _gap_of(error: OnnxcError, model: onnx.ModelProto) -> Gap:
+    """The gap an error names: its node's (a message `node 'NAME' (OP): why`),
+    else the model's as a whole."""
+    found = _NODE_ERROR.match(str(error))
+    if found is None:
+        return Gap("", "(model)", None, "", str(error))
+    node = next((n for n in model.graph.node if n.name == found["node"]), None)
+    opsets = {o.domain: o.version for o in model.opset_import}
+    opset = _opset_of(node, opsets) if node is not None else None
+    domain = (node.domain if node is not None else "") or "ai.onnx"
+    return Gap(domain, found["op"], opset, found["node"], found["reason"])
 
 
 def format_gaps(gaps: Sequence[Gap]) -> list[str]:

@@ -104,3 +104,15 @@ def test_cli(tmp_path: Path) -> None:
     assert [line.split()[3] for line in lines[2:]] == ["dec1", "dec2"]
     ok = subprocess.run([*command, str(EXAMPLE)], capture_output=True, text=True, check=False)
     assert ok.returncode == 0 and ok.stdout.strip().endswith("compiles")
+
+
+def test_an_error_while_resolving_sequences_names_its_node() -> None:
+    """A Loop that carries a sequence over a run-time trip count cannot be
+    compiled: the gap is that Loop's, with the reason."""
+    from tests.test_static_sequences import _loop_model
+
+    model = _loop_model(helper.make_tensor_value_info("trips", TensorProto.INT64, []))
+    model.graph.node[1].name = "grow"
+    (gap,) = find_gaps(model)
+    assert (gap.domain, gap.operator, gap.node) == ("ai.onnx", "Loop", "grow")
+    assert "iterations are known at compile time" in gap.reason
