@@ -62,6 +62,7 @@ def _type_problem(node: onnx.NodeProto, types: Mapping[str, onnx.TypeProto]) -> 
 def _node_gaps(model: onnx.ModelProto) -> list[Gap]:
     from onnxc.lowering.convert_onnx_to_linalg import lowerings
 
+    lowered = set(lowerings())
     graph = model.graph
     opsets = {("" if o.domain == "ai.onnx" else o.domain): o.version for o in model.opset_import}
     types = {v.name: v.type for v in [*graph.input, *graph.output, *graph.value_info]}
@@ -71,7 +72,7 @@ def _node_gaps(model: onnx.ModelProto) -> list[Gap]:
         domain = node.domain or "ai.onnx"
         if node.domain not in DOMAINS:
             reason = f"domain '{node.domain}' is not supported (only ai.onnx and ai.onnx.ml are)"
-        elif node.op_type not in lowerings() and node.op_type not in RESOLVED_OPS.get(
+        elif node.op_type not in lowered and node.op_type not in RESOLVED_OPS.get(
             "" if domain == "ai.onnx" else domain, ()
         ):
             reason = "operator not supported yet (no lowering)"

@@ -12,27 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from onnxc.containers import Container, Containers, Maps, Opt, Seq
+from onnxc.containers import Container, Containers, Maps, Opt, Seq, tensor_names
 from onnxc.errors import RunError
 
 __all__ = ["flatten_inputs", "from_plain", "group_outputs", "grouped_names", "to_plain"]
-
-
-def _tensors(container: Container | str) -> list[str]:
-    if isinstance(container, str):
-        return [container]
-    if isinstance(container, Maps):
-        return [container.values]
-    if isinstance(container, Seq):
-        return list(container.items)
-    return [] if container.value is None else _tensors(container.value)
 
 
 def grouped_names(names: list[str], containers: Mapping[str, Container]) -> list[str]:
     """`names` (of the C's tensors) with each container's tensors replaced by
     the container's name, where its first tensor was (or at the end, for a
     container of no tensor)."""
-    owner = {t: name for name, c in containers.items() for t in _tensors(c)}
+    owner = {t: name for name, c in containers.items() for t in tensor_names(c)}
     grouped: list[str] = []
     for name in names:
         found = owner.get(name, name)
@@ -55,7 +45,7 @@ def flatten_inputs(model: str, inputs: Mapping[str, Any], containers: Containers
     for name, container in containers.inputs.items():
         if name in inputs:
             _spread(model, name, inputs[name], container, flat)
-        elif _tensors(container):
+        elif tensor_names(container):
             raise RunError(f"{model}: missing input '{name}'")
     return flat
 

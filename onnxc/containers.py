@@ -113,6 +113,7 @@ def _shape_of_value(value: Value | None) -> object:
 
 
 def tensor_names(value: Value | None) -> list[str]:
+    """The names of the tensors `value` holds, in order."""
     if value is None:
         return []
     if isinstance(value, str):

@@ -74,7 +74,7 @@ from onnxc.errors import OnnxcError, UnsupportedError
 from onnxc.ir_names import DIMS, INPUT_NAMES, MAX_DIMS, ONNX_NODE_NAME, OUTPUT_NAMES
 from onnxc.lowering.onnx_export import SMALL_CONSTANT
 from onnxc.lowering.onnx_fold_constants import MAX_ROUNDS, NON_DETERMINISTIC
-from onnxc.static_sequences import resolve_containers, tensor_shapes
+from onnxc.static_sequences import fix_shape, resolve_containers, tensor_shapes, value_shapes
 from onnxc.subgraph_types import SHAPE_LIKE, copy_outer_constants, type_body_inputs
 
 ModelLike = str | os.PathLike[str] | onnx.ModelProto
@@ -439,15 +439,7 @@ def _fold_constant_nodes(
 
 def _static_shapes(model: onnx.ModelProto) -> dict[str, tuple[int, ...]]:
     """The values whose inferred shapes are fully static."""
-    graph = model.graph
-    found: dict[str, tuple[int, ...]] = {}
-    for value in [*graph.input, *graph.value_info, *graph.output]:
-        tensor = value.type.tensor_type
-        if value.type.HasField("tensor_type") and tensor.HasField("shape"):
-            dims = tensor.shape.dim
-            if all(d.HasField("dim_value") for d in dims):
-                found[value.name] = tuple(d.dim_value for d in dims)
-    return found
+    return {k: v for k, v in value_shapes(model.graph).items() if min(v, default=0) >= 0}
 
 
 REDUCTIONS = frozenset(
@@ -569,7 +561,7 @@ def _bind_dimensions(
             continue
         tensor_type = value.type.tensor_type
         if value.name in shapes:
-            _fix_shape(value, list(shapes[value.name]))
+            fix_shape(value, shapes[value.name])
             continue
         if not tensor_type.HasField("shape"):
             raise OnnxcError(
@@ -599,20 +591,6 @@ def _bind_dimensions(
                 dim.Clear()
                 dim.dim_value = size
     return free
-
-
-def _fix_shape(value: onnx.ValueInfoProto, shape: list[int]) -> None:
-    tensor_type = value.type.tensor_type
-    if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(shape):
-        raise OnnxcError(
-            f"shapes['{value.name}'] has rank {len(shape)}, but the "
-            f"input has rank {len(tensor_type.shape.dim)}"
-        )
-    if any(int(size) < 0 for size in shape):
-        raise OnnxcError(f"shapes['{value.name}'] has a negative size")
-    tensor_type.shape.Clear()
-    for size in shape:
-        tensor_type.shape.dim.add().dim_value = int(size)
 
 
 def _all_dim_params(graph: onnx.GraphProto) -> set[str]:

@@ -53,7 +53,14 @@ from onnxc.errors import OnnxcError
 from onnxc.loop_unrolling import MAX_TRIPS, unroll
 from onnxc.sequence_ops import HANDLERS, RESOLVED_OPS, node_label
 
-__all__ = ["Resolver", "has_containers", "resolve_containers", "tensor_shapes"]
+__all__ = [
+    "Resolver",
+    "fix_shape",
+    "has_containers",
+    "resolve_containers",
+    "tensor_shapes",
+    "value_shapes",
+]
 
 
 def has_containers(model: onnx.ModelProto) -> bool:
@@ -62,16 +69,15 @@ def has_containers(model: onnx.ModelProto) -> bool:
     graph = model.graph
     if any(not v.type.HasField("tensor_type") for v in [*graph.input, *graph.output]):
         return True
-    return any(_uses_containers(graph))
+    return _uses_containers(graph)
 
 
-def _uses_containers(graph: onnx.GraphProto) -> list[bool]:
-    found = [node.op_type in RESOLVED_OPS.get(node.domain, ()) for node in graph.node]
-    for node in graph.node:
-        for attribute in node.attribute:
-            if attribute.type == onnx.AttributeProto.GRAPH:
-                found += _uses_containers(attribute.g)
-    return found
+def _uses_containers(graph: onnx.GraphProto) -> bool:
+    return any(
+        node.op_type in RESOLVED_OPS.get(node.domain, ())
+        or any(_uses_containers(a.g) for a in node.attribute if a.type == onnx.AttributeProto.GRAPH)
+        for node in graph.node
+    )
 
 
 def tensor_shapes(model: onnx.ModelProto, shapes: Mapping[str, ShapeArgument]) -> dict[str, Shape]:
@@ -99,7 +105,7 @@ def resolve_containers(model: onnx.ModelProto, shapes: Mapping[str, ShapeArgumen
     resolver = Resolver(graph, set(all_names(graph)))
     resolver.expand_inputs({k: input_shape(k, v) for k, v in shapes.items()}, containers)
     inferred = _inferred(model).graph
-    resolver.shapes = _static_shapes(inferred)
+    resolver.shapes = value_shapes(inferred)
     resolver.types.update({v.name: v.type for v in inferred.value_info})
     resolver.run()
     resolver.expand_outputs(containers)
@@ -149,7 +155,7 @@ class Resolver:
         }
         self.fixed: set[str] = set()
         self.nodes: list[onnx.NodeProto] = []
-        self.shapes = _static_shapes(graph)
+        self.shapes = value_shapes(graph)
         self.current = ""
         """The name of the node being resolved (what the nodes it becomes are named after)."""
         self.element = onnx.TensorProto.UNDEFINED
@@ -189,7 +195,7 @@ class Resolver:
                 tensor = onnx.ValueInfoProto(name=name)
                 tensor.type.CopyFrom(inner)
                 if given:
-                    _set_shape(tensor, _shape_of(name, given))
+                    fix_shape(tensor, _shape_of(name, given))
                 return Opt(name), [tensor]
             sequence, tensors = self._input_container(name, inner, given)
             return Opt(sequence), tensors  # type: ignore[arg-type]
@@ -207,7 +213,7 @@ class Resolver:
         for index, shape in enumerate(given):
             tensor = onnx.ValueInfoProto(name=fresh_name(f"{name}[{index}]", self.taken))
             tensor.type.tensor_type.elem_type = element.tensor_type.elem_type
-            _set_shape(tensor, _shape_of(name, shape))  # type: ignore[arg-type]
+            fix_shape(tensor, _shape_of(name, shape))  # type: ignore[arg-type]
             tensors.append(tensor)
         return Seq(tuple(t.name for t in tensors)), tensors
 
@@ -480,19 +486,23 @@ def _shape_of(name: str, shape: object) -> Shape:
         raise OnnxcError(f"shapes['{name}'] must give shapes, got {shape!r}") from None
 
 
-def _set_shape(value: onnx.ValueInfoProto, shape: Shape) -> None:
+def fix_shape(value: onnx.ValueInfoProto, shape: Sequence[int]) -> None:
+    """Give the tensor `value` (a graph input, or a tensor of a sequence
+    input) the whole shape `shape` from `shapes=`, which must keep its rank."""
     tensor_type = value.type.tensor_type
     if tensor_type.HasField("shape") and len(tensor_type.shape.dim) != len(shape):
         raise OnnxcError(
-            f"shapes for '{value.name}' give rank {len(shape)}; the input's tensors have "
-            f"rank {len(tensor_type.shape.dim)}"
+            f"shapes['{value.name}'] has rank {len(shape)}, but the "
+            f"input has rank {len(tensor_type.shape.dim)}"
         )
+    if any(int(size) < 0 for size in shape):
+        raise OnnxcError(f"shapes['{value.name}'] has a negative size")
     tensor_type.shape.Clear()
     for size in shape:
-        tensor_type.shape.dim.add().dim_value = size
+        tensor_type.shape.dim.add().dim_value = int(size)
 
 
-def _static_shapes(graph: onnx.GraphProto) -> dict[str, tuple[int, ...]]:
+def value_shapes(graph: onnx.GraphProto) -> dict[str, tuple[int, ...]]:
     """The shapes of the values of `graph` whose rank is known, -1 for a size
     known only at run time."""
     shapes: dict[str, tuple[int, ...]] = {}
