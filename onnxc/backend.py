@@ -29,21 +29,20 @@ class OnnxcBackendRep(BackendRep):
         self.proto = model
         self.options = options
         self.containers = [v.name for v in model.graph.input if not v.type.HasField("tensor_type")]
+        defaults = {t.name for t in model.graph.initializer}  # inputs with a default come last
+        self.input_names = [v.name for v in model.graph.input if v.name not in defaults]
+        self.input_names += [v.name for v in model.graph.input if v.name in defaults]
         self.compiled: dict[str, CompiledModel] = {}
         if not self.containers:
             self.model = compile(model, name="model", **options)
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
-        graph = self.proto.graph
-        defaults = {t.name for t in graph.initializer}  # inputs with a default come last
-        names = [v.name for v in graph.input if v.name not in defaults]
-        names += [v.name for v in graph.input if v.name in defaults]
         if isinstance(inputs, Mapping):
             feeds = dict(inputs)
         else:
             if isinstance(inputs, np.ndarray):
                 inputs = [inputs]
-            feeds = dict(zip(names, inputs, strict=False))
+            feeds = dict(zip(self.input_names, inputs, strict=False))
         return tuple(self._model_for(feeds).run(feeds).values())
 
     def _model_for(self, feeds: Mapping[str, Any]) -> CompiledModel:
