@@ -385,11 +385,13 @@ class CompiledModel:
         self.runner = runner
         """Runs the C: a `CompiledC` in-process, an `EmulatedC` on MCU targets."""
         containers = generated.containers
+        self._tensor_outputs = [s.name for s in runner.outputs]
+        """The names of the C's outputs (a container's tensors apart)."""
         self.input_names: list[str] = container_io.grouped_names(
             [s.name for s in runner.inputs], containers.inputs
         )
         self.output_names: list[str] = container_io.grouped_names(
-            [s.name for s in runner.outputs], containers.outputs
+            self._tensor_outputs, containers.outputs
         )
         self.input_shapes: list[tuple[Dim, ...]] = [s.shape for s in runner.inputs]
         self.output_shapes: list[tuple[Dim, ...]] = [s.shape for s in runner.outputs]
@@ -428,7 +430,7 @@ class CompiledModel:
                 f"(inputs: {', '.join(self.input_names)})"
             )
         outputs = self.runner.call(arrays)
-        named = dict(zip((s.name for s in self.runner.outputs), outputs, strict=True))
+        named = dict(zip(self._tensor_outputs, outputs, strict=True))
         return container_io.group_outputs(named, containers) if containers else named
 
     def _prepare(self, spec: TensorSpec, value: Any) -> np.ndarray:
