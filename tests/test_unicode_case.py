@@ -81,10 +81,24 @@ def case_c(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def test_header_is_current() -> None:
-    assert unicode_case.HEADER.read_text() == unicode_case.generate(), (
+    text = unicode_case.HEADER.read_text()
+    assert text == unicode_case.generate(text), (
         "runtime_c/onnxc_case.h is out of date: run python -m onnxc.unicode_case --write"
     )
     assert unicode_case.main(["--check"]) == 0
+
+
+def test_check_and_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    header = tmp_path / "onnxc_case.h"
+    current = unicode_case.HEADER.read_text()
+    header.write_text(current.replace("{0x00041u << 11 | 25u, 32u},", ""))
+    monkeypatch.setattr(unicode_case, "HEADER", header)
+    assert unicode_case.main(["--check"]) == 1
+    assert unicode_case.main(["--write"]) == 0
+    assert header.read_text() == current and unicode_case.main(["--check"]) == 0
+    header.write_text(current.replace(unicode_case.END, ""))
+    with pytest.raises(SystemExit, match="markers"):
+        unicode_case.main(["--check"])
 
 
 def test_simple_mappings() -> None:
@@ -285,9 +299,22 @@ def _compile(compiler: str, folder: Path, source: str, link: bool) -> Path:
     return output
 
 
+_ALONE = '#include "onnxc_case.h"\ntypedef int unit_is_not_empty;\n'
+
+_CALLS_ALL = """
+#include "onnxc_case.h"
+size_t calls_all(char *out, const char *text, size_t size);
+size_t calls_all(char *out, const char *text, size_t size) {
+  size_t written = onnxc_case_write(out, text, size, onnxc_case_equal(text, size, out, 0));
+  return written + onnxc_case_size(text, size, 1) + onnxc_upper(onnxc_lower(0x130u));
+}
+"""
+
+
+@pytest.mark.parametrize("source", [_ALONE, _CALLS_ALL], ids=["alone", "calls"])
 @pytest.mark.parametrize("compiler", ["gcc", "clang", "arm-none-eabi-gcc"])
-def test_header_alone_compiles_without_warnings(tmp_path: Path, compiler: str) -> None:
-    _compile(compiler, tmp_path, '#include "onnxc_case.h"\ntypedef int unit_is_not_empty;\n', False)
+def test_header_compiles_without_warnings(tmp_path: Path, compiler: str, source: str) -> None:
+    _compile(compiler, tmp_path, source, link=False)
 
 
 @pytest.mark.parametrize("compiler", ["gcc", "clang"])
