@@ -23,7 +23,10 @@ simple mapping of the Unicode Character Database is kept, derived as follows:
 Title-case letters map to their lower- and upper-case pairs (U+01C5 'ǅ' ->
 'ǆ', 'Ǆ'); no locale-specific rule applies (U+0049 'I' lowers to 'i' and 'ı'
 uppers to 'I', as in the C locale). Over every code point these mappings equal
-glibc 2.36's towlower/towupper in C.UTF-8 (both Unicode 14.0.0).
+glibc 2.36's towlower/towupper in C.UTF-8 (both Unicode 14.0.0); the tests
+compare the derived ones with the C library's where it has a C.UTF-8 locale.
+The tables follow the running Python's Unicode version (3.11: 14.0.0), so a
+Python with another one fails `--check` until the block is rewritten.
 
 A mapping is stored as ranges `first..last` of code points that map by adding
 one `delta`, either every code point (stride 1) or every second one (stride 2,
