@@ -31,6 +31,7 @@ from xdsl.ir import Attribute
 from xdsl.utils.hints import isa
 
 from onnxc import element_types
+from onnxc.dialects.onnxc_strings import STRING, StringElementsAttr
 
 INLINE_LIMIT = 16
 """Constants with more elements than this become resources."""
@@ -64,8 +65,20 @@ def _blob_storage() -> OpAsmDialectInterface:
     return interface
 
 
-def dense_attr(array: np.ndarray, shaped_type: TensorType | MemRefType) -> DenseIntOrFPElementsAttr:
-    """Inline dense elements holding `array` (converted to the type's elements)."""
+def text(value: object) -> str:
+    """One string element as `str`: ONNX serialises strings as bytes, which
+    hold UTF-8 text (`UnicodeDecodeError` when they do not)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def dense_attr(
+    array: np.ndarray, shaped_type: TensorType | MemRefType
+) -> DenseIntOrFPElementsAttr | StringElementsAttr:
+    """Inline dense elements holding `array` (converted to the type's
+    elements); `#onnxc.strings` for a string tensor."""
+    if shaped_type.get_element_type() == STRING:
+        values = [text(v) for v in np.asarray(array, dtype=object).reshape(-1)]
+        return StringElementsAttr.of(shaped_type, values)
     data = _storage(array, shaped_type.get_element_type())
     # Every element type of the table is an integer or float (dense elements' own check).
     assert isa(shaped_type, RankedStructure[AnyDenseElement])
@@ -82,14 +95,20 @@ def resource_attr(array: np.ndarray, tensor_type: TensorType, hint: str) -> Dens
 
 
 def constant_attr(array: np.ndarray, tensor_type: TensorType, hint: str) -> Attribute:
-    """Inline elements for small constants, a resource for large ones."""
-    if array.size > INLINE_LIMIT:
+    """Inline elements for small constants, a resource for large ones
+    (strings are always inline)."""
+    if array.size > INLINE_LIMIT and tensor_type.get_element_type() != STRING:
         return resource_attr(array, tensor_type, hint)
     return dense_attr(array, tensor_type)
 
 
 def elements_to_numpy(attr: Attribute) -> np.ndarray:
-    """The value of a dense or dense_resource elements attribute."""
+    """The value of a dense or dense_resource elements attribute (of
+    `#onnxc.strings`: an object array of `str`)."""
+    if isinstance(attr, StringElementsAttr):
+        strings = np.empty(len(attr.values.data), dtype=object)
+        strings[:] = attr.strings()
+        return strings.reshape(tuple(attr.type.get_shape()))
     if isinstance(attr, DenseIntOrFPElementsAttr):
         shaped = attr.type
         raw = attr.data.data

@@ -16,7 +16,8 @@ named operands, results and properties. How a schema becomes a class:
   spec); a variadic input is a variadic operand; outputs likewise as results;
 - every attribute is a property spelled as in the spec: INT `i64`, FLOAT `f32`,
   STRING a string, INTS `array<i64: ...>`, FLOATS `array<f32: ...>`, STRINGS an
-  array of strings, TENSOR a dense or `dense_resource` elements attribute; a
+  array of strings, TENSOR a dense or `dense_resource` elements attribute (or
+  `#onnxc.strings` for a string tensor: `onnx_base.TensorValueAttr`); a
   GRAPH attribute is a region;
 - `OnnxOp.verify_` checks element types against the schema's type constraints.
 
@@ -79,7 +80,7 @@ _PROPERTY_TYPES = {
     OpSchema.AttrType.INTS: "DenseArrayBase",
     OpSchema.AttrType.FLOATS: "DenseArrayBase",
     OpSchema.AttrType.STRINGS: "ArrayAttr",
-    OpSchema.AttrType.TENSOR: "DenseIntOrFPElementsAttr | DenseResourceAttr",
+    OpSchema.AttrType.TENSOR: "TensorValueAttr",
 }
 
 
@@ -266,7 +267,12 @@ def generate(opset: int | None = None, domain: Domain = DEFAULT) -> str:
         *(f"    {name}," for name in sorted(_used_names(_IRDL_NAMES, body), key=str.lower)),
         ")",
         "",
-        "from onnxc.dialects.onnx_base import OnnxOp, schema",
+        "from onnxc.dialects.onnx_base import "
+        + (
+            "OnnxOp, TensorValueAttr, schema"
+            if "TensorValueAttr" in "\n".join(body)
+            else "OnnxOp, schema"
+        ),
         *_footer(domain, opset),
     ]
     lines += body

@@ -37,7 +37,11 @@ from xdsl.utils.exceptions import VerifyException
 
 from onnxc import element_types
 from onnxc.dialects.constants import elements_to_numpy
+from onnxc.dialects.onnxc_strings import StringElementsAttr
 from onnxc.ir_names import ONNX_NODE_NAME
+
+TensorValueAttr = DenseIntOrFPElementsAttr | DenseResourceAttr | StringElementsAttr
+"""A TENSOR attribute's value: numbers inline or as a resource, or strings."""
 
 
 def schema(op_type: str, opset: int, domain: str = "") -> OpSchema:
@@ -107,7 +111,7 @@ def attribute_to_python(value: Attribute) -> Any:
         return list(value.get_values())
     if isinstance(value, ArrayAttr):
         return [attribute_to_python(v) for v in value.data]
-    if isinstance(value, DenseIntOrFPElementsAttr | DenseResourceAttr):
+    if isinstance(value, TensorValueAttr):
         return elements_to_numpy(value)
     raise TypeError(f"no Python form for attribute {value}")
 

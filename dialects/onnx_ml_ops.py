@@ -15,8 +15,6 @@ from onnx.defs import OpSchema
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
-    DenseIntOrFPElementsAttr,
-    DenseResourceAttr,
     FloatAttr,
     IntegerAttr,
     StringAttr,
@@ -32,7 +30,7 @@ from xdsl.irdl import (
     var_operand_def,
 )
 
-from onnxc.dialects.onnx_base import OnnxOp, schema
+from onnxc.dialects.onnx_base import OnnxOp, TensorValueAttr, schema
 
 DOMAIN = "ai.onnx.ml"
 TARGET_OPSET = 5
@@ -165,15 +163,15 @@ class LabelEncoderOp(OnnxOp):
     default_float = opt_prop_def(FloatAttr)
     default_int64 = opt_prop_def(IntegerAttr)
     default_string = opt_prop_def(StringAttr)
-    default_tensor = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    default_tensor = opt_prop_def(TensorValueAttr)
     keys_floats = opt_prop_def(DenseArrayBase)
     keys_int64s = opt_prop_def(DenseArrayBase)
     keys_strings = opt_prop_def(ArrayAttr)
-    keys_tensor = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    keys_tensor = opt_prop_def(TensorValueAttr)
     values_floats = opt_prop_def(DenseArrayBase)
     values_int64s = opt_prop_def(DenseArrayBase)
     values_strings = opt_prop_def(ArrayAttr)
-    values_tensor = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    values_tensor = opt_prop_def(TensorValueAttr)
 
 
 @irdl_op_definition
@@ -315,16 +313,16 @@ class TreeEnsembleOp(OnnxOp):
     Y = result_def(TensorType)
     aggregate_function = opt_prop_def(IntegerAttr)
     leaf_targetids = prop_def(DenseArrayBase)
-    leaf_weights = prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
-    membership_values = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    leaf_weights = prop_def(TensorValueAttr)
+    membership_values = opt_prop_def(TensorValueAttr)
     n_targets = opt_prop_def(IntegerAttr)
     nodes_falseleafs = prop_def(DenseArrayBase)
     nodes_falsenodeids = prop_def(DenseArrayBase)
     nodes_featureids = prop_def(DenseArrayBase)
-    nodes_hitrates = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    nodes_hitrates = opt_prop_def(TensorValueAttr)
     nodes_missing_value_tracks_true = opt_prop_def(DenseArrayBase)
-    nodes_modes = prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
-    nodes_splits = prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    nodes_modes = prop_def(TensorValueAttr)
+    nodes_splits = prop_def(TensorValueAttr)
     nodes_trueleafs = prop_def(DenseArrayBase)
     nodes_truenodeids = prop_def(DenseArrayBase)
     post_transform = opt_prop_def(IntegerAttr)
@@ -345,25 +343,25 @@ class TreeEnsembleClassifierOp(OnnxOp):
     Y = result_def(TensorType)
     Z = result_def(TensorType)
     base_values = opt_prop_def(DenseArrayBase)
-    base_values_as_tensor = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    base_values_as_tensor = opt_prop_def(TensorValueAttr)
     class_ids = opt_prop_def(DenseArrayBase)
     class_nodeids = opt_prop_def(DenseArrayBase)
     class_treeids = opt_prop_def(DenseArrayBase)
     class_weights = opt_prop_def(DenseArrayBase)
-    class_weights_as_tensor = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    class_weights_as_tensor = opt_prop_def(TensorValueAttr)
     classlabels_int64s = opt_prop_def(DenseArrayBase)
     classlabels_strings = opt_prop_def(ArrayAttr)
     nodes_falsenodeids = opt_prop_def(DenseArrayBase)
     nodes_featureids = opt_prop_def(DenseArrayBase)
     nodes_hitrates = opt_prop_def(DenseArrayBase)
-    nodes_hitrates_as_tensor = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    nodes_hitrates_as_tensor = opt_prop_def(TensorValueAttr)
     nodes_missing_value_tracks_true = opt_prop_def(DenseArrayBase)
     nodes_modes = opt_prop_def(ArrayAttr)
     nodes_nodeids = opt_prop_def(DenseArrayBase)
     nodes_treeids = opt_prop_def(DenseArrayBase)
     nodes_truenodeids = opt_prop_def(DenseArrayBase)
     nodes_values = opt_prop_def(DenseArrayBase)
-    nodes_values_as_tensor = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    nodes_values_as_tensor = opt_prop_def(TensorValueAttr)
     post_transform = opt_prop_def(StringAttr)
 
 
@@ -381,25 +379,25 @@ class TreeEnsembleRegressorOp(OnnxOp):
     Y = result_def(TensorType)
     aggregate_function = opt_prop_def(StringAttr)
     base_values = opt_prop_def(DenseArrayBase)
-    base_values_as_tensor = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    base_values_as_tensor = opt_prop_def(TensorValueAttr)
     n_targets = opt_prop_def(IntegerAttr)
     nodes_falsenodeids = opt_prop_def(DenseArrayBase)
     nodes_featureids = opt_prop_def(DenseArrayBase)
     nodes_hitrates = opt_prop_def(DenseArrayBase)
-    nodes_hitrates_as_tensor = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    nodes_hitrates_as_tensor = opt_prop_def(TensorValueAttr)
     nodes_missing_value_tracks_true = opt_prop_def(DenseArrayBase)
     nodes_modes = opt_prop_def(ArrayAttr)
     nodes_nodeids = opt_prop_def(DenseArrayBase)
     nodes_treeids = opt_prop_def(DenseArrayBase)
     nodes_truenodeids = opt_prop_def(DenseArrayBase)
     nodes_values = opt_prop_def(DenseArrayBase)
-    nodes_values_as_tensor = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    nodes_values_as_tensor = opt_prop_def(TensorValueAttr)
     post_transform = opt_prop_def(StringAttr)
     target_ids = opt_prop_def(DenseArrayBase)
     target_nodeids = opt_prop_def(DenseArrayBase)
     target_treeids = opt_prop_def(DenseArrayBase)
     target_weights = opt_prop_def(DenseArrayBase)
-    target_weights_as_tensor = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    target_weights_as_tensor = opt_prop_def(TensorValueAttr)
 
 
 @irdl_op_definition

@@ -14,8 +14,6 @@ from onnx.defs import OpSchema
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
-    DenseIntOrFPElementsAttr,
-    DenseResourceAttr,
     FloatAttr,
     IntegerAttr,
     NoneType,
@@ -34,7 +32,7 @@ from xdsl.irdl import (
     var_result_def,
 )
 
-from onnxc.dialects.onnx_base import OnnxOp, schema
+from onnxc.dialects.onnx_base import OnnxOp, TensorValueAttr, schema
 
 TARGET_OPSET = 28
 """The default-domain opset the dialect is generated for; older models are
@@ -570,7 +568,7 @@ class ConstantOp(OnnxOp):
 
     output = result_def(TensorType)
     sparse_value = opt_prop_def(AnyAttr())
-    value = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    value = opt_prop_def(TensorValueAttr)
     value_float = opt_prop_def(FloatAttr)
     value_floats = opt_prop_def(DenseArrayBase)
     value_int = opt_prop_def(IntegerAttr)
@@ -588,7 +586,7 @@ class ConstantOfShapeOp(OnnxOp):
 
     input = operand_def(TensorType)
     output = result_def(TensorType)
-    value = opt_prop_def(DenseIntOrFPElementsAttr | DenseResourceAttr)
+    value = opt_prop_def(TensorValueAttr)
 
 
 @irdl_op_definition

@@ -45,6 +45,8 @@ from xdsl.irdl import (
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from onnxc.dialects.onnxc_strings import STRING_ATTRIBUTES, STRING_OPS
+
 
 def _dynamic_count(t: Attribute) -> int:
     assert isinstance(t, MemRefType)
@@ -237,6 +239,7 @@ ONNXC = Dialect(
         ImageSizeOp,
         ImageDecodeOp,
         ProfileMarkOp,
+        *STRING_OPS,
     ],
-    [],
+    STRING_ATTRIBUTES,
 )

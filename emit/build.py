@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from onnxc import element_types
+from onnxc.element_types import Kind
+from onnxc.emit import string_io
 from onnxc.emit.call_plan import CallPlan, aligned_bytes, plannable
 from onnxc.emit.runner import (
     ERR_CAPACITY,
@@ -81,11 +83,15 @@ def _compiler_id() -> str:
 
 @functools.cache
 def _runtime_typedefs() -> str:
-    """The `onnxc_tensor_info` and `onnxc_tensor` typedefs, read from the runtime
-    header itself so that cffi's view of the records cannot drift from C's."""
+    """The `onnxc_tensor_info`, `onnxc_tensor` and `onnxc_string` typedefs, read
+    from the runtime header itself so that cffi's view of the records cannot
+    drift from C's."""
     header = (runtime_dir() / "onnxc_runtime.h").read_text()
-    found = re.findall(r"typedef struct \{[^}]*\} onnxc_tensor(?:_info)?;", header)
-    assert len(found) == 2, "onnxc_runtime.h lost a tensor record typedef"
+    found = re.findall(
+        r"typedef struct (?:onnxc_string )?\{[^}]*\} onnxc_(?:tensor|tensor_info|string);",
+        header,
+    )
+    assert len(found) == 3, "onnxc_runtime.h lost a record typedef"
     return "\n".join(found)
 
 
@@ -206,9 +212,10 @@ def build_extension(
         write_text(tmpdir / f"{name}.c", c_source)
         (tmpdir / f"{name}.h").write_text(header_source)
         sources = [tmpdir / f"{name}.c"]
-        for file, text in sources_for(c_source).items():  # runtime sources the model calls
+        for file, text in sources_for(c_source).items():  # runtime files the model needs
             (tmpdir / file).write_text(text)
-            sources.append(tmpdir / file)
+            if file.endswith(".c"):
+                sources.append(tmpdir / file)
         ffi = cffi.FFI()
         ffi.cdef(make_cdef(header_source, name) + cdef)
         ffi.set_source(
@@ -357,9 +364,13 @@ class CompiledC:
         tensors_in = ffi.new("onnxc_tensor[]", max(1, len(inputs)))
         for k, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
             shape = ffi.new("int64_t[]", list(array.shape) or [0])
-            storage = spec.element.pack(array)
-            keep += [shape, storage]
-            data = ffi.from_buffer(storage, require_writable=False)
+            keep.append(shape)
+            if spec.element.kind is Kind.STRING:
+                data = string_io.to_c(ffi, self.name, spec.name, array, keep)
+            else:
+                storage = spec.element.pack(array)
+                keep.append(storage)
+                data = ffi.from_buffer(storage, require_writable=False)
             tensors_in[k].data = ffi.cast("void *", data)
             tensors_in[k].capacity = array.size
             tensors_in[k].shape = shape
@@ -367,11 +378,14 @@ class CompiledC:
         shapes = [ffi.new("int64_t[]", max(1, len(s.shape))) for s in self.outputs]
         while True:  # each failed attempt asks for more, or the run fails
             buffers = [
-                np.empty(max(1, s.element.storage_count(c)), s.element.pack_dtype)
+                ffi.new("onnxc_string[]", max(1, c))
+                if s.element.kind is Kind.STRING
+                else np.empty(max(1, s.element.storage_count(c)), s.element.pack_dtype)
                 for c, s in zip(capacities, self.outputs, strict=True)
             ]
             for k, (buffer, capacity) in enumerate(zip(buffers, capacities, strict=True)):
-                tensors_out[k].data = ffi.cast("void *", ffi.from_buffer(buffer))
+                pointer = buffer if isinstance(buffer, ffi.CData) else ffi.from_buffer(buffer)
+                tensors_out[k].data = ffi.cast("void *", pointer)
                 tensors_out[k].capacity = capacity
                 tensors_out[k].shape = shapes[k]
             workspace = aligned_bytes(workspace_bytes)
@@ -395,5 +409,9 @@ class CompiledC:
             outputs: list[np.ndarray] = []
             for k, (buffer, spec) in enumerate(zip(buffers, self.outputs, strict=True)):
                 shape = tuple(int(shapes[k][d]) for d in range(len(spec.shape)))
-                outputs.append(spec.element.unpack(buffer, math.prod(shape)).reshape(shape))
+                if isinstance(buffer, ffi.CData):
+                    values = string_io.from_c(ffi, buffer, math.prod(shape))
+                else:
+                    values = spec.element.unpack(buffer, math.prod(shape))
+                outputs.append(values.reshape(shape))
             return outputs

@@ -53,7 +53,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from onnxc.dialects.onnxc import CheckOp, InputOp, OutputOp, WorkspaceOp
+from onnxc.dialects.onnxc_strings import STRING, StringGlobalOp
 from onnxc.element_types import ElementType
+from onnxc.emit import c_strings
 from onnxc.emit.c_names import Namer, c_comment, c_string, sanitize
 from onnxc.emit.c_printer import BodyPrinter, Memref, mul
 from onnxc.emit.c_types import row, storage_literals, storage_values
@@ -160,6 +162,7 @@ class ModelPrinter:
             raise CEmitError(f"expected exactly one func.func, found {len(funcs)}")
         self.fn = funcs[0]
         self.globals = [op for op in module.ops if isinstance(op, memref.GlobalOp)]
+        self.string_globals = [op for op in module.ops if isinstance(op, StringGlobalOp)]
         self.name = name
         self.namer = Namer(
             [f"{name}_{s}" for s in ("run", "run_with_workspace", "invoke", "arena")]
@@ -406,6 +409,13 @@ class ModelPrinter:
             else:
                 out.append(f"{storage}{decl} = {{0}}; /* empty */")
             out.append("")
+        for g in self.string_globals:
+            sym = g.sym_name.data
+            name = self.namer.take(f"{self.name}_{sym}" if separate else sym)
+            self.global_names[sym] = name
+            definition, declaration = c_strings.global_lines(g, name, storage)
+            out += definition
+            declarations.append(f"extern {declaration};")
         if as_bytes:
             out = [*LITTLE_ENDIAN_CHECK, "", *out]
         return out, (declarations + [""] if separate and declarations else [])
@@ -724,6 +734,18 @@ def print_c(
     return files[f"{name}.c"], files[f"{name}.h"]
 
 
+def _uses_strings(module: ModuleOp) -> bool:
+    """Whether the module computes on strings (its C includes the string helpers)."""
+    for op in module.walk():
+        if isinstance(op, StringGlobalOp):
+            return True
+        for value in (*op.results, *op.operands):
+            t = value.type
+            if t == STRING or (isinstance(t, MemRefType) and t.element_type == STRING):
+                return True
+    return False
+
+
 def print_c_files(
     module: ModuleOp,
     name: str,
@@ -746,6 +768,7 @@ def print_c_files(
     run = printer.entry_points(printer.body())
     includes = [
         f'#include "{name}.h"',
+        *([f'#include "{c_strings.HEADER}"'] if _uses_strings(module) else []),
         "",
         "#include <math.h>",
         "#include <stddef.h>",

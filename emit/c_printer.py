@@ -68,8 +68,16 @@ from xdsl.ir.affine import (
 
 from onnxc import element_types
 from onnxc.dialects.onnxc import ImageDecodeOp, ImageSizeOp, ProfileMarkOp
+from onnxc.dialects.onnxc_strings import (
+    StringCallOp,
+    StringEqualOp,
+    StringLessOp,
+    StringMakeOp,
+    StringSizeOp,
+)
 from onnxc.element_types import Kind
 from onnxc.emit.c_names import Namer, c_comment, c_string
+from onnxc.emit.c_strings import call_text
 from onnxc.emit.c_types import (
     bits,
     c_type,
@@ -626,6 +634,15 @@ class BodyPrinter:
         if not (isinstance(index, arith.ConstantOp) and isinstance(index.value, IntegerAttr)):
             raise CEmitError("memref.dim needs a constant dimension index")
         self.names[op.result] = self.buffer(op.source).sizes[index.value.value.data]
+
+    @print_op.register(StringEqualOp)
+    @print_op.register(StringLessOp)
+    @print_op.register(StringSizeOp)
+    @print_op.register(StringMakeOp)
+    @print_op.register(StringCallOp)
+    def _print_string_op(self, op: Operation) -> None:
+        text = call_text(op, self.expr, lambda value: self.buffer(value).pointer)
+        self.define(op.results[0], text)
 
     @print_op.register(memref.LoadOp)
     def _print_memref_load(self, op: memref.LoadOp) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxc.element_types import Kind
 from onnxc.emit.runner import TensorSpec
 from onnxc.ir_names import ARENA_ALIGN
 
@@ -31,11 +32,12 @@ def aligned_bytes(size: int) -> np.ndarray:
 
 def plannable(inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]) -> bool:
     """Whether calls of a model with these tensors can use plans: no packed
-    type, and every output size static or a free dimension of the inputs."""
+    type or string (which need converting per call), and every output size
+    static or a free dimension of the inputs."""
     free = {d for s in inputs for d in s.shape if isinstance(d, str)}
-    return all(s.element.packing == 1 for s in [*inputs, *outputs]) and all(
-        isinstance(d, int) or d in free for s in outputs for d in s.shape
-    )
+    tensors = [*inputs, *outputs]
+    plain = all(s.element.packing == 1 and s.element.kind is not Kind.STRING for s in tensors)
+    return plain and all(isinstance(d, int) or d in free for s in outputs for d in s.shape)
 
 
 class CallPlan:

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from onnxc.element_types import Kind
 from onnxc.emit.build import cache_dir, mark_stored, mark_used
 from onnxc.emit.runner import TensorSpec, check_inputs
 from onnxc.emit.text_files import digest, write_text
@@ -262,6 +263,13 @@ class EmulatedC:
     def call_in(self, folder: Path, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """`call` with the harness's files in `folder` (an empty directory),
         where the caller can read what else the harness wrote."""
+        strings = [s.name for s in [*self.inputs, *self.outputs] if s.element.kind is Kind.STRING]
+        if strings:
+            raise RunError(
+                f"{self.name} on {self.target.name}: the emulator harness passes tensors as "
+                f"bytes and cannot pass string tensors ('{strings[0]}'); the C itself builds "
+                "for the target"
+            )
         check_inputs(self.name, self.inputs, inputs)
         for k, (array, spec) in enumerate(zip(inputs, self.inputs, strict=True)):
             little = spec.element.pack_dtype.newbyteorder("<")

@@ -42,6 +42,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from onnxc.dialects.onnxc_strings import StringType
+
 
 class Kind(enum.Enum):
     """What arithmetic on an element type means."""
@@ -50,6 +52,7 @@ class Kind(enum.Enum):
     SIGNED = "signed"
     UNSIGNED = "unsigned"
     BOOL = "bool"
+    STRING = "string"
 
 
 @dataclass(frozen=True)
@@ -296,13 +299,28 @@ ELEMENT_TYPES: tuple[ElementType, ...] = (
     _row("bool", TensorProto.BOOL, IntegerType(1), "uint8_t", np.bool_, Kind.BOOL),
 )
 
+"""The numeric element types (and bool): everything arithmetic computes on."""
+
+STRING = ElementType(
+    "string", TensorProto.STRING, StringType(), "onnxc_string", np.dtype(object), 16, Kind.STRING
+)
+"""Strings: an element is an `onnxc_string` descriptor (a pointer to UTF-8
+bytes and their count; runtime_c/onnxc_strings.h), in numpy an object array
+of `str`. `size` is the largest descriptor of any target (16 bytes on a
+64-bit host, 8 on a 32-bit microcontroller), which the memory planner
+reserves per element. Strings have no arithmetic: operators that read them
+use the `onnxc.string_*` operations."""
+
+ALL_ELEMENT_TYPES: tuple[ElementType, ...] = (*ELEMENT_TYPES, STRING)
+"""Every element type a tensor can have."""
+
 STORAGE_FLOATS: tuple[ElementType, ...] = tuple(r for r in ELEMENT_TYPES if r.runtime_name)
 """The float formats stored as words and computed in float."""
 
-_BY_NAME = {row.name: row for row in ELEMENT_TYPES}
-_BY_CODE = {row.onnx_code: row for row in ELEMENT_TYPES}
-_BY_IR = {row.ir_type: row for row in ELEMENT_TYPES}
-_BY_NUMPY = {row.numpy_dtype: row for row in ELEMENT_TYPES}
+_BY_NAME = {row.name: row for row in ALL_ELEMENT_TYPES}
+_BY_CODE = {row.onnx_code: row for row in ALL_ELEMENT_TYPES}
+_BY_IR = {row.ir_type: row for row in ALL_ELEMENT_TYPES}
+_BY_NUMPY = {row.numpy_dtype: row for row in ALL_ELEMENT_TYPES}
 
 
 def by_name(name: str) -> ElementType | None:

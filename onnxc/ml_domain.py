@@ -7,7 +7,7 @@ ensembles of ml opset 1..5 at version 3, whose attributes are a superset of
 version 1's). onnx's version converter does not convert ml nodes; every older
 version of an ml operator imports unchanged as the dialect's, except
 LabelEncoder 1 (string <-> int64 through `classes_strings`), which is refused,
-as are the operators on maps and strings (`MAPS_AND_STRINGS`).
+as are the operators on maps (`MAPS_AND_STRINGS`).
 
 onnx 1.23 has no shape inference for FeatureVectorizer, Imputer,
 LinearRegressor, Normalizer, Scaler, SVMRegressor and TreeEnsembleRegressor 1,
@@ -34,10 +34,9 @@ _Dims = list[onnx.TensorShapeProto.Dimension]
 
 MAPS_AND_STRINGS = {
     "CastMap": "CastMap reads a map",
-    "CategoryMapper": "CategoryMapper maps strings to integers and back",
     "DictVectorizer": "DictVectorizer reads a map",
 }
-"""The ml operators that need maps, sequences or string tensors, refused on import."""
+"""The ml operators that need maps, refused on import."""
 
 
 def check_versions(model: onnx.ModelProto, label: Callable[[onnx.NodeProto, int], str]) -> None:
@@ -56,15 +55,15 @@ def check_versions(model: onnx.ModelProto, label: Callable[[onnx.NodeProto, int]
             continue
         if node.op_type in MAPS_AND_STRINGS:
             raise UnsupportedError(
-                f"{label(node, index)}: {MAPS_AND_STRINGS[node.op_type]}; "
-                "string tensors are not supported yet"
+                f"{label(node, index)}: {MAPS_AND_STRINGS[node.op_type]}, "
+                "and onnxc has no map tensors"
             )
         if node.op_type != "LabelEncoder":
             continue
         if onnx.defs.get_schema(node.op_type, opset, DOMAIN).since_version == 1:
             raise UnsupportedError(
-                f"{label(node, index)}: LabelEncoder version 1 maps strings; "
-                "string tensors are not supported yet"
+                f"{label(node, index)}: LabelEncoder version 1 (classes_strings) is not "
+                "supported; export it with ai.onnx.ml opset 2 or newer (keys and values)"
             )
 
 

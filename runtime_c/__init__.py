@@ -3,9 +3,10 @@ semihosting harness that runs a generated model on an emulated board.
 
 A compile copies :func:`runtime_files` next to ``NAME.c``; a C build adds
 :func:`runtime_dir` to its include path. A runtime source that only some models
-need (``onnxc_image.c``, the image decoder) is not among them: the C printer
-adds it to the files of a model that calls it (:func:`sources_for`), and every
-build compiles it with the model. The harness (:func:`harness_source`) is
+need (``onnxc_image.c``, the image decoder; ``onnxc_strings.h``, the string
+helpers) is not among them: the C printer adds it to the files of a model
+that calls it (:func:`sources_for`), and every build compiles it with the
+model. The harness (:func:`harness_source`) is
 not part of the runtime: it is a test driver with a ``main``, compiled only into
 emulator ELFs and copied only next to a build recipe that can make one.
 """
@@ -18,9 +19,16 @@ __all__ = ["HARNESS_FILE", "harness_source", "runtime_dir", "runtime_files", "so
 
 HARNESS_FILE = "onnxc_harness.c"
 
-OPTIONAL_SOURCES = {"onnxc_image.c": "onnxc_image_decode("}
-"""Runtime sources built only into the models that call them: file name ->
-the start of a call that a model needing it makes."""
+_STRINGS = '#include "onnxc_strings.h"'
+
+OPTIONAL_SOURCES = {
+    "onnxc_image.c": "onnxc_image_decode(",
+    "onnxc_strings.h": _STRINGS,
+    "onnxc_case.h": _STRINGS,
+}
+"""Runtime files shipped only with the models that need them: file name ->
+the text (the start of a call, an include) that a model needing it has.
+Sources (`.c`) are compiled with the model; headers are included by it."""
 
 
 def runtime_dir() -> Path:

@@ -37,6 +37,21 @@ enum {
                                 shapes, or a computed shape the operator rejects */
 };
 
+/*
+ * One element of a string tensor (ONNXC_DTYPE_STRING): `size` bytes of UTF-8
+ * text at `data`, not NUL-terminated (a string may hold NUL bytes). Nothing is
+ * allocated: an input's strings point into the caller's storage, which must
+ * stay valid during the call; a constant's into string literals; a string an
+ * operator makes (StringConcat, case changes) into the workspace. An output's
+ * strings therefore point into the inputs, the constants or the workspace,
+ * and stay valid while those do (until the next call with that workspace).
+ * `data` is never NULL, not even for an empty string (point it at "").
+ */
+typedef struct onnxc_string {
+  const char *data;
+  size_t size;
+} onnxc_string;
+
 /* Element types: the numeric codes of ONNX TensorProto.DataType. */
 typedef enum {
   ONNXC_DTYPE_UNDEFINED = 0,
@@ -72,7 +87,8 @@ typedef enum {
 
 /*
  * Storage bytes of one element of an onnxc_dtype (bool is one byte 0 or 1,
- * float16 and bfloat16 are 16-bit words); 0 for the packed 4-bit and 2-bit
+ * float16 and bfloat16 are 16-bit words, a string an onnxc_string record);
+ * 0 for the packed 4-bit and 2-bit
  * types (see onnxc_dtype_bytes) and for types onnxc does not store.
  */
 static inline size_t onnxc_dtype_size(int32_t dtype) {
@@ -99,6 +115,8 @@ static inline size_t onnxc_dtype_size(int32_t dtype) {
   case ONNXC_DTYPE_DOUBLE:
   case ONNXC_DTYPE_UINT64:
     return 8;
+  case ONNXC_DTYPE_STRING:
+    return sizeof(onnxc_string);
   default:
     return 0;
   }

@@ -58,6 +58,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from onnxc.dialects import onnx
 from onnxc.dialects.kernel import DOMAIN as KERNELS
 from onnxc.dialects.onnxc import InputOp, OutputOp
+from onnxc.dialects.onnxc_strings import StringGlobalOp
 from onnxc.errors import InternalError, UnsupportedError
 from onnxc.ir_names import COMMENT, DIMS
 from onnxc.lowering.buffer_uses import VIEWS, aliases
@@ -265,7 +266,7 @@ def _remove_casts(module: ModuleOp) -> None:
     # Constants consumed at compile time (shapes, axes, bounds) leave unread weights.
     read = {o.name_.root_reference.data for o in module.walk() if isinstance(o, memref.GetGlobalOp)}
     for op in list(module.body.block.ops):
-        if isinstance(op, memref.GlobalOp) and op.sym_name.data not in read:
+        if isinstance(op, memref.GlobalOp | StringGlobalOp) and op.sym_name.data not in read:
             op.detach()
             op.erase()
 

@@ -45,6 +45,7 @@ from onnxc import element_types
 from onnxc.dialects import onnx
 from onnxc.dialects.constants import dense_attr, elements_to_numpy, numpy_dtype
 from onnxc.dialects.onnxc import CheckOp
+from onnxc.dialects.onnxc_strings import STRING, StringElementsAttr, StringGlobalOp
 from onnxc.errors import InternalError, UnsupportedError
 from onnxc.ir_names import COMMENT
 from onnxc.lowering.convert_onnx_to_linalg.scalar import constant_ops, convert
@@ -543,7 +544,7 @@ def constant_value(value: SSAValue) -> np.ndarray | None:
             module = source.get_toplevel_object()
             if isinstance(module, ModuleOp):
                 symbol = SymbolTable.lookup_symbol(module, source.name_)
-                if isinstance(symbol, memref.GlobalOp) and not isinstance(
+                if isinstance(symbol, memref.GlobalOp | StringGlobalOp) and not isinstance(
                     symbol.initial_value, type(None)
                 ):
                     return elements_to_numpy(symbol.initial_value)
@@ -592,6 +593,11 @@ def weight(
         counter += 1
         name = f"{base}_{counter}"
     buffer_type = MemRefType(element_type, list(array.shape))
+    if element_type == STRING:
+        strings = dense_attr(array, buffer_type)
+        assert isinstance(strings, StringElementsAttr)
+        rewriter.insert(StringGlobalOp(name, strings), InsertPoint.at_start(module.body.block))
+        return rewriter.insert(memref.GetGlobalOp(name, buffer_type)).memref
     global_op = memref.GlobalOp.get(
         StringAttr(name),
         buffer_type,

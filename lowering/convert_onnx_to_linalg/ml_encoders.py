@@ -1,9 +1,7 @@
-"""Encoders and selections of the ai.onnx.ml domain on numbers:
-`onnx_ml.ArrayFeatureExtractor`, `onnx_ml.OneHotEncoder` (int64
-categories) and `onnx_ml.LabelEncoder` (int64, float or tensor keys and
-values). Their string forms (`cats_strings`, `keys_strings`,
-`values_strings`) need string tensors, which onnxc does not have yet: they
-are a one-line `unsupported` error.
+"""Encoders and selections of the ai.onnx.ml domain:
+`onnx_ml.ArrayFeatureExtractor`, `onnx_ml.OneHotEncoder`,
+`onnx_ml.LabelEncoder` and `onnx_ml.CategoryMapper`, on numbers and strings
+(strings compare bytewise, with `onnxc.string_equal`).
 """
 
 from __future__ import annotations
@@ -30,8 +28,8 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     unsupported,
     weight,
 )
-from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_range, nest
-from onnxc.lowering.convert_onnx_to_linalg.ml_scores import F32, I1, I64, STRINGS, select
+from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_range, index, nest
+from onnxc.lowering.convert_onnx_to_linalg.ml_scores import F32, I1, I64, select
 from onnxc.lowering.index_arith import Size
 
 
@@ -105,35 +103,49 @@ def _unravel(b: Builder, flat: SSAValue, sizes: Sequence[SSAValue]) -> list[SSAV
 
 
 class OneHotEncoderOpLowering(OnnxLowering[onnx_ml.OneHotEncoderOp]):
-    """`onnx_ml.OneHotEncoder` with `cats_int64s`: Y[..., k] = 1.0 where X
-    (converted to int64 as onnxruntime does) is the k-th category. With
-    zeros=0 a value in no category is ONNXC_ERR_SHAPE (onnxruntime fails)."""
+    """`onnx_ml.OneHotEncoder`: Y[..., k] = 1.0 where X is the k-th category
+    (`cats_strings` for a string X; else `cats_int64s`, X converted to int64
+    as onnxruntime does). With zeros=0 a value in no category is
+    ONNXC_ERR_SHAPE (onnxruntime fails)."""
 
     def rewrite(self, op: onnx_ml.OneHotEncoderOp, rewriter: PatternRewriter) -> None:
-        if op.attr("cats_strings"):
-            raise unsupported(op, f"string categories (cats_strings): {STRINGS}")
-        categories = [int(v) for v in op.attr("cats_int64s") or []]
-        if not categories:
-            raise unsupported(op, "no categories")
+        x_type = element_type(op.X)
+        if scalar.kind(x_type) is scalar.Kind.STRING:
+            categories = np.asarray(op.attr("cats_strings") or [], dtype=object)
+            key_type = x_type
+        else:
+            categories = np.asarray(op.attr("cats_int64s") or [], dtype=np.int64)
+            key_type = I64
+        if not categories.size:
+            raise unsupported(op, "no categories for X's element type")
         sizes = self.shapes.sizes(op.X)
-        y = self.result_buffer(rewriter, op.Y, [*sizes, len(categories)])
-        table = weight(rewriter, op, np.asarray(categories, np.int64), I64, "categories")
+        y = self.result_buffer(rewriter, op.Y, [*sizes, categories.size])
+        table = weight(rewriter, op, categories, key_type, "categories")
         x = buffer_of(rewriter, op.X)
+
+        def load(b: Builder, at: Sequence[SSAValue]) -> SSAValue:
+            value = b.insert(memref.LoadOp.get(x, at)).res
+            return value if key_type == x_type else scalar.convert(b, value, I64)
+
         if not op.attr("zeros"):
             here = builder_before(op)
 
             def known(b: Builder, at: list[SSAValue], ok: list[SSAValue]) -> list[SSAValue]:
-                value = scalar.convert(b, b.insert(memref.LoadOp.get(x, at)).res, I64)
-                hits = [scalar.EQUAL(b, value, scalar.constant(b, c, I64)) for c in categories]
-                return [scalar.AND(b, ok[0], scalar.OR(b, *hits) if len(hits) > 1 else hits[0])]
+                value = load(b, at)
+
+                def search(b: Builder, k: SSAValue, hit: list[SSAValue]) -> list[SSAValue]:
+                    category = b.insert(memref.LoadOp.get(table, [k])).res
+                    return [scalar.OR(b, hit[0], scalar.EQUAL(b, value, category))]
+
+                (hit,) = for_range(b, 0, categories.size, [scalar.constant(b, 0, I1)], search)
+                return [scalar.AND(b, ok[0], hit)]
 
             (ok,) = nest(here, sizes, [scalar.constant(here, 1, I1)], known)
             check(rewriter, op, ok, "every value of X is a category (zeros=0)")
 
         def body(b: Builder, position: list[SSAValue], _: Sequence[SSAValue]) -> SSAValue:
-            value = scalar.convert(b, b.insert(memref.LoadOp.get(x, position[:-1])).res, I64)
             category = b.insert(memref.LoadOp.get(table, [position[-1]])).res
-            hit = scalar.EQUAL(b, value, category)
+            hit = scalar.EQUAL(b, load(b, position[:-1]), category)
             return select(b, hit, scalar.constant(b, 1.0, F32), scalar.constant(b, 0.0, F32))
 
         indexed_generic(rewriter, op, y, body)
@@ -141,56 +153,70 @@ class OneHotEncoderOpLowering(OnnxLowering[onnx_ml.OneHotEncoderOp]):
 
 
 def _side(op: onnx.OnnxOp, side: str) -> np.ndarray:
-    """The keys or values of a LabelEncoder as an array (int64s, floats or
-    the tensor); strings are an `unsupported` error."""
-    if op.attr(f"{side}_strings"):
-        raise unsupported(op, f"string {side} ({side}_strings): {STRINGS}")
+    """The keys or values of a LabelEncoder as an array: int64s, floats,
+    strings (an object array) or the tensor."""
+    strings = op.attr(f"{side}_strings")
+    if strings:
+        return np.asarray(strings, dtype=object)
     tensor = op.attr(f"{side}_tensor")
     if tensor is not None:
-        array = np.asarray(tensor).ravel()
-        if array.dtype.kind not in "biuf":
-            raise unsupported(op, f"{side}_tensor of type {array.dtype}: {STRINGS}")
-        return array
+        return np.asarray(tensor).ravel()
     ints = op.attr(f"{side}_int64s")
     if ints:
         return np.asarray(ints, np.int64)
     return np.asarray(op.attr(f"{side}_floats") or [], np.float32)
 
 
-def _default(op: onnx.OnnxOp, t: Attribute) -> float:
+def _default(op: onnx.OnnxOp, t: Attribute) -> object:
+    """The value of X's elements that match no key: `default_tensor`, else
+    the `default_*` attribute of Y's type (the spec's defaults: "_Unused",
+    -1, -0.0)."""
     tensor = op.attr("default_tensor")
     if tensor is not None:
-        value = np.asarray(tensor).ravel()
-        if value.dtype.kind not in "biuf":
-            raise unsupported(op, f"default_tensor of type {value.dtype}: {STRINGS}")
-        return float(value[0])
-    if scalar.kind(t) is scalar.Kind.FLOAT:
+        return np.asarray(tensor).ravel()[0]
+    kind = scalar.kind(t)
+    if kind is scalar.Kind.STRING:
+        return op.attr("default_string")
+    if kind is scalar.Kind.FLOAT:
         return float(op.attr("default_float"))
     return int(op.attr("default_int64"))
 
 
-class LabelEncoderOpLowering(OnnxLowering[onnx_ml.LabelEncoderOp]):
-    """`onnx_ml.LabelEncoder` (version 2 and 4) on numbers: each element of X
-    becomes the value of the first equal key (NaN keys match NaN), the
-    default otherwise. The key and value tables are constant weights,
-    searched in order."""
+class _Encoder(OnnxLowering[onnx.OnnxOp]):
+    """A lookup table: each element of the input becomes the value of the
+    first equal key, the default otherwise (NaN keys match NaN). Keys and
+    values (the default after them) are constant weights; a search in order
+    finds the position of the value, so numbers and strings share one form."""
 
-    def rewrite(self, op: onnx_ml.LabelEncoderOp, rewriter: PatternRewriter) -> None:
-        keys, values = _side(op, "keys"), _side(op, "values")
+    def encode(
+        self,
+        op: onnx.OnnxOp,
+        rewriter: PatternRewriter,
+        keys: np.ndarray,
+        values: np.ndarray,
+        default: object,
+    ) -> None:
+        x_value, y_value = op.operands[0], op.results[0]
         if keys.size != values.size or keys.size == 0:
             raise unsupported(op, f"{keys.size} keys for {values.size} values")
-        x_type, y_type = element_type(op.X), element_type(op.Y)
+        x_type, y_type = element_type(x_value), element_type(y_value)
+        if (keys.dtype == object) != (scalar.kind(x_type) is scalar.Kind.STRING):
+            raise unsupported(op, f"keys of type {keys.dtype} for an input of {x_type}")
+        if (values.dtype == object) != (scalar.kind(y_type) is scalar.Kind.STRING):
+            raise unsupported(op, f"values of type {values.dtype} for an output of {y_type}")
+        table = np.append(values.astype(numpy_dtype(y_type)), np.asarray([default], values.dtype))
         key_table = weight(rewriter, op, keys.astype(numpy_dtype(x_type)), x_type, "keys")
-        value_table = weight(rewriter, op, values.astype(numpy_dtype(y_type)), y_type, "values")
-        default = _default(op, y_type)
-        sizes = self.shapes.sizes(op.X)
-        y = self.result_buffer(rewriter, op.Y, sizes)
-        x = buffer_of(rewriter, op.X)
+        value_table = weight(rewriter, op, table.astype(numpy_dtype(y_type)), y_type, "values")
+        sizes = self.shapes.sizes(x_value)
+        y = self.result_buffer(rewriter, y_value, sizes)
+        x = buffer_of(rewriter, x_value)
         floats = scalar.kind(x_type) is scalar.Kind.FLOAT
         has_nan = floats and bool(np.isnan(keys.astype(np.float64)).any())
+        count = keys.size
 
         def element(b: Builder, at: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
             value = b.insert(memref.LoadOp.get(x, at)).res
+            missing = index(b, count)
 
             def search(b: Builder, k: SSAValue, state: list[SSAValue]) -> list[SSAValue]:
                 key = b.insert(memref.LoadOp.get(key_table, [k])).res
@@ -198,14 +224,39 @@ class LabelEncoderOpLowering(OnnxLowering[onnx_ml.LabelEncoderOp]):
                 if has_nan:
                     both = scalar.AND(b, scalar.IS_NAN(b, value), scalar.IS_NAN(b, key))
                     hit = scalar.OR(b, hit, both)
-                hit = scalar.AND(b, hit, scalar.NOT(b, state[0]))
-                found = b.insert(memref.LoadOp.get(value_table, [k])).res
-                return [scalar.OR(b, state[0], hit), select(b, hit, found, state[1])]
+                first = b.insert(arith.CmpiOp(state[0], missing, "eq")).result
+                return [select(b, scalar.AND(b, hit, first), k, state[0])]
 
-            start = [scalar.constant(b, 0, I1), scalar.constant(b, default, y_type)]
-            _found, result = for_range(b, 0, keys.size, start, search)
+            (found,) = for_range(b, 0, count, [missing], search)
+            result = b.insert(memref.LoadOp.get(value_table, [found])).res
             b.insert(memref.StoreOp.get(result, y, at))
             return []
 
         nest(builder_before(op), sizes, [], element)
         self.replace(rewriter, op, [y])
+
+
+class LabelEncoderOpLowering(_Encoder):
+    """`onnx_ml.LabelEncoder` (version 2 and 4), on numbers and strings (see
+    `_Encoder`)."""
+
+    source = onnx_ml.LabelEncoderOp
+
+    def rewrite(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> None:
+        y_type = element_type(op.results[0])
+        self.encode(op, rewriter, _side(op, "keys"), _side(op, "values"), _default(op, y_type))
+
+
+class CategoryMapperOpLowering(_Encoder):
+    """`onnx_ml.CategoryMapper`: strings to their position's int64 in
+    `cats_int64s` (default_int64 otherwise), or int64 to strings (default_string)."""
+
+    source = onnx_ml.CategoryMapperOp
+
+    def rewrite(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> None:
+        strings = np.asarray(op.attr("cats_strings") or [], dtype=object)
+        ints = np.asarray(op.attr("cats_int64s") or [], dtype=np.int64)
+        if scalar.kind(element_type(op.results[0])) is scalar.Kind.STRING:
+            self.encode(op, rewriter, ints, strings, op.attr("default_string"))
+        else:
+            self.encode(op, rewriter, strings, ints, int(op.attr("default_int64")))

@@ -33,6 +33,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from onnxc import element_types
 from onnxc.dialects.arith_extra import RemFOp
+from onnxc.dialects.onnxc_strings import StringEqualOp, StringLessOp
 from onnxc.element_types import Kind
 
 Emit = Callable[[Builder, Sequence[SSAValue]], SSAValue]
@@ -60,6 +61,7 @@ class ScalarOp:
     signed: Emit | None = None
     unsigned: Emit | None = None
     boolean: Emit | None = None
+    string: Emit | None = None
 
     def form(self, t: Attribute) -> Emit:
         """The builder for operands of element type `t`."""
@@ -68,6 +70,7 @@ class ScalarOp:
             Kind.SIGNED: self.signed,
             Kind.UNSIGNED: self.unsigned,
             Kind.BOOL: self.boolean,
+            Kind.STRING: self.string,
         }[kind(t)]
         if found is None:
             raise NoScalarForm(f"{self.name} is not defined on {kind(t).value} elements")
@@ -178,10 +181,10 @@ XOR = ScalarOp(
     "Xor", None, _fold(_op(arith.XOrIOp)), _fold(_op(arith.XOrIOp)), _fold(_op(arith.XOrIOp))
 )
 NOT = ScalarOp("Not", boolean=_not)
-EQUAL = ScalarOp("Equal", _cmpf("oeq"), _cmpi("eq"), _cmpi("eq"), _cmpi("eq"))
+EQUAL = ScalarOp("Equal", _cmpf("oeq"), _cmpi("eq"), _cmpi("eq"), _cmpi("eq"), _op(StringEqualOp))
 NOT_EQUAL = ScalarOp("NotEqual", _cmpf("une"), _cmpi("ne"), _cmpi("ne"), _cmpi("ne"))
 """Unordered: true when either side is NaN."""
-LESS = ScalarOp("Less", _cmpf("olt"), _cmpi("slt"), _cmpi("ult"), _cmpi("ult"))
+LESS = ScalarOp("Less", _cmpf("olt"), _cmpi("slt"), _cmpi("ult"), _cmpi("ult"), _op(StringLessOp))
 LESS_OR_EQUAL = ScalarOp("LessOrEqual", _cmpf("ole"), _cmpi("sle"), _cmpi("ule"), _cmpi("ule"))
 GREATER = ScalarOp("Greater", _cmpf("ogt"), _cmpi("sgt"), _cmpi("ugt"), _cmpi("ugt"))
 GREATER_OR_EQUAL = ScalarOp(

@@ -1,6 +1,8 @@
-"""TfIdfVectorizer on integer tokens: the n-grams of X's rows (X int32 or
-int64, [C] or [N, C]) found in a constant pool, counted into the columns
-`ngram_indexes` gives them, weighted as `mode` says.
+"""TfIdfVectorizer: the n-grams of X's rows (X int32, int64 or string, [C]
+or [N, C]) found in a constant pool (`pool_int64s`, `pool_strings`),
+counted into the columns `ngram_indexes` gives them, weighted as `mode`
+says. Strings compare bytewise (`onnxc.string_less`, `onnxc.string_equal`),
+and the string pool is sorted as UTF-8 bytes.
 
 The pool is read at compile time into one table per n-gram length n (in
 [min_gram_length, max_gram_length]): its n-grams as rows, sorted, with the
@@ -16,8 +18,7 @@ for K n-grams) finds the only row the window can equal; an equal window
 updates its column: TF adds 1, IDF writes the n-gram's weight, TFIDF adds
 it (1 without `weights`, both). The weights are read per pool n-gram, as the
 spec and onnxruntime read them (onnx.reference reads them per output
-column). The string form (`pool_strings`, string X) needs string tensors,
-which onnxc does not have yet: it is a one-line `unsupported` error.
+column).
 """
 
 from __future__ import annotations
@@ -46,7 +47,6 @@ from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_rang
 from onnxc.lowering.convert_onnx_to_linalg.ml_scores import (
     F32,
     I32,
-    STRINGS,
     Samples,
     samples,
     select,
@@ -70,9 +70,15 @@ class _Grams:
 def _grams(op: onnx.TfIdfVectorizerOp, tokens: Attribute) -> list[_Grams]:
     """The pool's n-grams within [min_gram_length, max_gram_length], by
     length, for X of element type `tokens`; a malformed pool is an error."""
-    if op.attr("pool_strings"):
-        raise unsupported(op, f"string n-grams (pool_strings): {STRINGS}")
-    pool = [int(v) for v in op.attr("pool_int64s") or []]
+    strings = scalar.kind(tokens) is scalar.Kind.STRING
+    if strings != bool(op.attr("pool_strings")):
+        which = "pool_strings for X of numbers" if not strings else "pool_int64s for string X"
+        raise unsupported(op, f"{which}")
+    pool: list[object] = (
+        [str(v).encode() for v in op.attr("pool_strings")]
+        if strings
+        else [int(v) for v in op.attr("pool_int64s") or []]
+    )
     counts = [int(v) for v in op.attr("ngram_counts")]
     columns = [int(v) for v in op.attr("ngram_indexes")]
     shortest, longest = op.attr("min_gram_length"), op.attr("max_gram_length")
@@ -83,7 +89,13 @@ def _grams(op: onnx.TfIdfVectorizerOp, tokens: Attribute) -> list[_Grams]:
     if not columns or min(columns) < 0:
         raise unsupported(op, "ngram_indexes must be non-negative columns")
     weights = [float(w) for w in op.attr("weights") or []]
-    limits = np.iinfo(numpy_dtype(tokens))
+
+    def holds(gram: tuple[object, ...]) -> bool:  # X's type can hold the n-gram
+        if strings:
+            return True
+        limits = np.iinfo(numpy_dtype(tokens))
+        return all(limits.min <= int(v) <= limits.max for v in gram)  # type: ignore[call-overload]
+
     found: list[_Grams] = []
     first = 0  # the number of the length's first n-gram in the pool
     for length, start in enumerate(counts, 1):
@@ -99,13 +111,9 @@ def _grams(op: onnx.TfIdfVectorizerOp, tokens: Attribute) -> list[_Grams]:
             ]
             if len(set(grams)) < number:
                 raise unsupported(op, f"the pool names a {length}-gram twice")
-            order = sorted(
-                (gram, first + k)
-                for k, gram in enumerate(grams)
-                if all(limits.min <= v <= limits.max for v in gram)
-            )
+            order = sorted(((gram, first + k) for k, gram in enumerate(grams) if holds(gram)))
             if order:
-                table = np.asarray([gram for gram, _ in order], limits.dtype).reshape(-1, length)
+                table = _table([gram for gram, _ in order], tokens, length)
                 place = np.asarray([columns[k] for _, k in order], np.int32)
                 weight_of = np.asarray(
                     [weights[k] if weights else 1.0 for _, k in order], np.float32
@@ -113,6 +121,16 @@ def _grams(op: onnx.TfIdfVectorizerOp, tokens: Attribute) -> list[_Grams]:
                 found.append(_Grams(length, table, place, weight_of))
         first += number
     return found
+
+
+def _table(grams: list[tuple[object, ...]], tokens: Attribute, length: int) -> np.ndarray:
+    """Sorted n-grams as a [K, length] array of X's element type (strings,
+    sorted as UTF-8 bytes, as `str`)."""
+    if scalar.kind(tokens) is scalar.Kind.STRING:
+        table = np.empty((len(grams), length), dtype=object)
+        table[:] = [[bytes(v).decode() for v in gram] for gram in grams]  # type: ignore[arg-type]
+        return table
+    return np.asarray(grams, numpy_dtype(tokens)).reshape(-1, length)
 
 
 def _below(b: Builder, window: list[SSAValue], tokens: SSAValue, row: SSAValue) -> SSAValue:
@@ -196,7 +214,7 @@ def _look_up(b: Builder, x: Samples, table: _Table, out: _Output, s: SSAValue, d
 
 
 class TfIdfVectorizerOpLowering(OnnxLowering[onnx.TfIdfVectorizerOp]):
-    """`onnx.TfIdfVectorizer` with `pool_int64s` (see the module docstring).
+    """`onnx.TfIdfVectorizer` (see the module docstring).
     Y is filled with zeros, then each window equal to a pool n-gram updates
     its column in place."""
 

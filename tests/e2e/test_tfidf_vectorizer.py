@@ -5,8 +5,10 @@ lengths (unigrams only, bigrams only, one to three), skip counts (0, 1, 2),
 two n-grams sharing a column, a value int32 cannot hold, and run-time sizes.
 One model holds a node per combination. Outputs must be equal: counts are
 small integers, and weights are added per match in onnxruntime's order.
-Pools onnxc does not compile (strings) or that onnxruntime refuses are a
-one-line error."""
+String tokens (pool_strings) match onnxruntime over every mode, with
+non-ASCII n-grams whose byte order differs from their code point order.
+Pools onnxc does not compile or that onnxruntime refuses are a one-line
+error."""
 
 from __future__ import annotations
 
@@ -142,19 +144,49 @@ def _single(x_type: int, **attributes: Any) -> onnx.ModelProto:
 @pytest.mark.parametrize(
     ("model", "message"),
     [
-        (
-            _single(TensorProto.INT64, pool_strings=["a", "b"]),
-            "pool_strings.*string tensors are not supported",
-        ),
-        (
-            _single(TensorProto.STRING, pool_strings=["a", "b"]),
-            "element type STRING: string tensors are not supported",
-        ),
+        (_single(TensorProto.INT64, pool_strings=["a", "b"]), "pool_strings for X of numbers"),
+        (_single(TensorProto.STRING, pool_int64s=[1, 2]), "pool_int64s for string X"),
         (_single(TensorProto.INT64, pool_int64s=[3, 3]), "names a 1-gram twice"),
         (_single(TensorProto.INT64, pool_int64s=[3, 4], mode="BM25"), "mode 'BM25'"),
     ],
-    ids=["pool_strings", "string_input", "repeated_gram", "unknown_mode"],
+    ids=["pool_strings", "int_pool", "repeated_gram", "unknown_mode"],
 )
 def test_unsupported_pools_are_a_clear_error(model: onnx.ModelProto, message: str) -> None:
     with pytest.raises(UnsupportedError, match=message):
         onnxc.compile(model)
+
+
+STRING_POOL = ["the", "cat", "dög", "é", "z"] + ["the", "cat", "cat", "sat", "dög", "z"]
+STRING_POOL += ["the", "cat", "sat"]
+"""Five unigrams, three bigrams and a trigram (nine n-grams): non-ASCII
+words among ASCII ones, so the byte order of the sorted table matters."""
+
+
+@pytest.mark.parametrize(("mode", "skip"), [("TF", 0), ("IDF", 1), ("TFIDF", 2)])
+def test_string_tokens_match_onnxruntime(mode: str, skip: int) -> None:
+    node = helper.make_node(
+        "TfIdfVectorizer",
+        ["x"],
+        ["y"],
+        mode=mode,
+        min_gram_length=1,
+        max_gram_length=3,
+        max_skip_count=skip,
+        ngram_counts=[0, 5, 11],
+        ngram_indexes=[0, 1, 2, 3, 4, 5, 6, 7, 5],
+        pool_strings=STRING_POOL,
+        weights=[0.5, 2.0, 1.5, 3.0, 0.25, 4.0, 1.25, 0.75, 2.5],
+    )
+    x = helper.make_tensor_value_info("x", TensorProto.STRING, [2, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])
+    graph = helper.make_graph([node], "strings", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    words = ["the", "cat", "sat", "dög", "z", "é", "", "ca"]
+    rng = np.random.default_rng(6)
+    value = np.array([rng.permutation(words) for _ in range(2)], dtype=object)
+    value[0, :3] = ["the", "cat", "sat"]
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (wanted,) = session.run(None, {"x": value})
+    got = onnxc.compile(model).run({"x": value})["y"]
+    np.testing.assert_array_equal(got, wanted)
+    assert wanted.any()

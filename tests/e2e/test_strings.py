@@ -1,0 +1,226 @@
+"""String tensors end to end, compared with onnxruntime: string inputs,
+outputs and constants through data movement (Transpose, Gather, Concat,
+Reshape, Where), Equal, and the ml encoders with string keys or values
+(LabelEncoder, CategoryMapper, OneHotEncoder). Strings must be equal;
+non-ASCII text, empty strings and embedded NUL bytes included. The C of a
+string model compiles warning-free on gcc, clang and arm-none-eabi-gcc."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnxc
+from onnxc.errors import OnnxcError, RunError
+
+ort = pytest.importorskip("onnxruntime")
+
+S, I64, F = TensorProto.STRING, TensorProto.INT64, TensorProto.FLOAT
+WORDS = np.array([["cat", "", "dög"], ["a\0b", "日本語", "cat"]], dtype=object)
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O2", "-c"]
+
+
+def _model(nodes, inputs, outputs, initializers=(), ml: bool = False) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "strings", inputs, outputs, list(initializers))
+    opsets = [helper.make_opsetid("", 21)] + ([helper.make_opsetid("ai.onnx.ml", 4)] if ml else [])
+    return helper.make_model(graph, opset_imports=opsets)
+
+
+def _strings(name: str, values: list[str]) -> onnx.TensorProto:
+    """A 1-D string initializer (make_tensor's annotation wants numbers)."""
+    return numpy_helper.from_array(np.array(values, dtype=object), name)
+
+
+def _value(name: str, t: int, shape) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def _same_as_onnxruntime(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expected = session.run(None, feeds)
+    got = onnxc.compile(model).run(feeds)
+    for (name, value), want in zip(got.items(), expected, strict=True):
+        want = np.asarray(want)
+        assert value.shape == want.shape, name
+        if want.dtype == object:
+            assert value.dtype == object, name
+            assert value.tolist() == want.tolist(), name
+        else:
+            np.testing.assert_array_equal(value, want, err_msg=name)
+
+
+def _data_movement() -> onnx.ModelProto:
+    labels = _strings("labels", ["zero", "ein\xdf", ""])
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+        helper.make_node("Gather", ["labels", "i"], ["g"], axis=0),
+        helper.make_node("Reshape", ["x", "flat"], ["r"]),
+        helper.make_node("Concat", ["r", "labels"], ["c"], axis=0),
+        helper.make_node("Equal", ["x", "other"], ["eq"]),
+        helper.make_node("Where", ["eq", "x", "other"], ["w"]),
+        helper.make_node("Identity", ["labels"], ["k"]),
+    ]
+    flat = helper.make_tensor("flat", I64, [1], [-1])
+    return _model(
+        nodes,
+        [_value("x", S, [2, 3]), _value("other", S, [3]), _value("i", I64, [4])],
+        [
+            _value("t", S, [3, 2]),
+            _value("g", S, [4]),
+            _value("c", S, [9]),
+            _value("eq", TensorProto.BOOL, [2, 3]),
+            _value("w", S, [2, 3]),
+            _value("k", S, [3]),
+        ],
+        [labels, flat],
+    )
+
+
+def test_data_movement_and_equal() -> None:
+    feeds = {
+        "x": WORDS,
+        "other": np.array(["cat", "", "dog"], dtype=object),
+        "i": np.array([2, 0, 1, 2], dtype=np.int64),
+    }
+    _same_as_onnxruntime(_data_movement(), feeds)
+
+
+def test_unicode_arrays_and_bytes_are_taken_as_strings() -> None:
+    model = onnxc.compile(_data_movement())
+    feeds = {"other": np.array(["cat", "", "dog"]), "i": np.array([0, 0, 0, 0])}
+    as_unicode = model.run({"x": WORDS.astype(str), **feeds})
+    as_bytes = model.run({"x": np.array([[w.encode() for w in row] for row in WORDS]), **feeds})
+    assert as_unicode["t"].tolist() == as_bytes["t"].tolist() == WORDS.T.tolist()
+
+
+def test_a_non_string_element_is_refused() -> None:
+    model = onnxc.compile(_data_movement())
+    x = np.array([["cat", 1, "dog"], ["a", "b", "c"]], dtype=object)
+    with pytest.raises(RunError, match="input 'x' holds strings; element 1 is int"):
+        model.run({"x": x, "other": np.array(["a", "b", "c"]), "i": np.zeros(4, np.int64)})
+
+
+def _encoders() -> onnx.ModelProto:
+    keys = _strings("keys", ["cat", "dög", ""])
+    values = helper.make_tensor("values", I64, [3], [7, 8, 9])
+    nodes = [
+        helper.make_node(
+            "LabelEncoder",
+            ["x"],
+            ["to_int"],
+            domain="ai.onnx.ml",
+            keys_strings=["cat", "dög", "a\0b"],
+            values_int64s=[1, 2, 3],
+            default_int64=-5,
+        ),
+        helper.make_node(
+            "LabelEncoder",
+            ["n"],
+            ["to_str"],
+            domain="ai.onnx.ml",
+            keys_int64s=[1, 2, 3],
+            values_strings=["one", "twö", ""],
+            default_string="?",
+        ),
+        helper.make_node(
+            "LabelEncoder",
+            ["x"],
+            ["tensors"],
+            domain="ai.onnx.ml",
+            keys_tensor=keys,
+            values_tensor=values,
+            default_tensor=helper.make_tensor("d", I64, [1], [-1]),
+        ),
+        helper.make_node(
+            "LabelEncoder",
+            ["x"],
+            ["strings"],
+            domain="ai.onnx.ml",
+            keys_strings=["cat", "日本語"],
+            values_strings=["Katze", "Japanese"],
+        ),
+        helper.make_node(
+            "CategoryMapper",
+            ["x"],
+            ["category"],
+            domain="ai.onnx.ml",
+            cats_strings=["cat", "dög", "日本語"],
+            cats_int64s=[10, 20, 30],
+            default_int64=-2,
+        ),
+        helper.make_node(
+            "CategoryMapper",
+            ["n"],
+            ["name"],
+            domain="ai.onnx.ml",
+            cats_strings=["cat", "dög", "日本語"],
+            cats_int64s=[1, 2, 3],
+        ),
+        helper.make_node(
+            "OneHotEncoder",
+            ["x"],
+            ["onehot"],
+            domain="ai.onnx.ml",
+            cats_strings=["cat", "", "dög", "a\0b"],
+            zeros=1,
+        ),
+    ]
+    return _model(
+        nodes,
+        [_value("x", S, [2, 3]), _value("n", I64, [5])],
+        [
+            _value("to_int", I64, [2, 3]),
+            _value("to_str", S, [5]),
+            _value("tensors", I64, [2, 3]),
+            _value("strings", S, [2, 3]),
+            _value("category", I64, [2, 3]),
+            _value("name", S, [5]),
+            _value("onehot", F, [2, 3, 4]),
+        ],
+        ml=True,
+    )
+
+
+def test_encoders_with_string_keys_and_values() -> None:
+    feeds = {"x": WORDS, "n": np.array([3, 1, 0, 2, 3], dtype=np.int64)}
+    _same_as_onnxruntime(_encoders(), feeds)
+
+
+def test_one_hot_encoder_refuses_an_unknown_string_with_zeros_0() -> None:
+    node = helper.make_node(
+        "OneHotEncoder", ["x"], ["y"], domain="ai.onnx.ml", cats_strings=["a", "b"], zeros=0
+    )
+    model = onnxc.compile(_model([node], [_value("x", S, [2])], [_value("y", F, [2, 2])], ml=True))
+    np.testing.assert_array_equal(model.run({"x": np.array(["b", "a"])})["y"], [[0, 1], [1, 0]])
+    with pytest.raises(RunError):
+        model.run({"x": np.array(["b", "c"])})
+
+
+def test_label_encoder_keys_of_the_wrong_type_are_one_line_errors() -> None:
+    node = helper.make_node(
+        "LabelEncoder", ["x"], ["y"], domain="ai.onnx.ml", keys_int64s=[1], values_int64s=[2]
+    )
+    model = _model([node], [_value("x", S, [2])], [_value("y", I64, [2])], ml=True)
+    with pytest.raises(OnnxcError, match="^shape inference failed: .*LabelEncoder.* are different"):
+        onnxc.compile(model)
+
+
+@pytest.mark.parametrize("compiler", ["gcc", "clang", "arm-none-eabi-gcc"])
+def test_string_c_compiles_warning_free(compiler: str, tmp_path: Path) -> None:
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} is not installed")
+    target = "cortex-m4" if compiler.startswith("arm") else "host"
+    onnxc.generate_c(_encoders(), target=target).write(tmp_path)
+    flags = ["-mcpu=cortex-m4", "-mthumb"] if target == "cortex-m4" else []
+    for source in sorted(tmp_path.glob("*.c")):
+        if source.name == "onnxc_harness.c":
+            continue
+        command = [compiler, *STRICT, *flags, "-I", str(tmp_path), str(source), "-o", "/dev/null"]
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+        assert result.returncode == 0 and not result.stderr, result.stderr
