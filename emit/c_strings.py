@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, i8
 from xdsl.ir import Operation, SSAValue
 
 from onnxc.dialects.onnxc_strings import (
@@ -78,8 +78,10 @@ def call_text(
         for value in op.arguments:
             if value.type == STRING:  # a string passes as its bytes and their count
                 arguments.append(f"{expr(value)}.data, {expr(value)}.size")
+            elif isinstance(value.type, MemRefType) and value.type.element_type == i8:
+                arguments.append(f"(char *){pointer(value)}")  # a byte buffer
             elif isinstance(value.type, MemRefType):
-                arguments.append(f"(char *){pointer(value)}")
+                arguments.append(pointer(value))
             else:
                 arguments.append(expr(value))
         return f"{op.callee.data}({', '.join(arguments)})"

@@ -11,7 +11,9 @@ offset. The C printer turns the arena into the caller's workspace, so
 The plan:
 1. Liveness, in the func's op order: a buffer is live from the first to the last
    top-level op that touches it, directly, through a view (collapse/expand
-   shape, ...), or from inside a region (a load in a linalg body).
+   shape, ...), or from inside a region (a load in a linalg body). The bytes
+   of new strings (`onnxc.string_bytes`) live to the end: any string
+   computed later may point into them.
 2. In place: an all-parallel `linalg.generic` whose output buffer is born at the
    op may reuse an input buffer that dies at the op, when both are read and
    written through the same permutation map with the same shape and element
@@ -62,7 +64,7 @@ from onnxc.dialects.onnxc import WorkspaceOp
 from onnxc.errors import InternalError, UnsupportedError
 from onnxc.intervals import INFINITY, UNBOUNDED, Interval, evaluate
 from onnxc.ir_names import ARENA as ARENA_ATTR
-from onnxc.ir_names import ARENA_ALIGN, COMMENT, DIMS, MAX_DIMS, MEMORY
+from onnxc.ir_names import ARENA_ALIGN, COMMENT, DIMS, MAX_DIMS, MEMORY, STRING_BYTES
 from onnxc.lowering.buffer_uses import aliases, all_parallel, top_level_index, touches
 from onnxc.lowering.index_arith import IndexArith, Size
 
@@ -191,6 +193,8 @@ def find_buffers(fn: func.FuncOp) -> list[Buffer]:
                     f"internal error: plan-memory: {user.name} is outside the function body"
                 )
             buffer.touches.setdefault(index, []).append((user, operand))
+        if STRING_BYTES in op.attributes:  # strings may point into it until the end
+            buffer.touches.setdefault(len(body) - 1, [])
         buffers.append(buffer)
     return buffers
 

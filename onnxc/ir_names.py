@@ -22,6 +22,11 @@ ARENA = "onnxc.arena"
 """Marks the `memref.alloc` of bytes that is the whole planned arena (the
 caller's workspace in C)."""
 
+STRING_BYTES = "onnxc.string_bytes"
+"""Marks the `memref.alloc` of bytes an operator writes new strings into
+(StringConcat, case changes): strings anywhere later may point into it, so
+the memory planner keeps it alive to the end of the function."""
+
 MEMORY = "onnxc.memory"
 """Function attribute: the memory planner's figures (arena, intermediates,
 max_live, greedy_by_size, in_place)."""

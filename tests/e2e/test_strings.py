@@ -10,11 +10,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
 
 import onnxc
 from onnxc.errors import OnnxcError, RunError
@@ -224,3 +226,96 @@ def test_string_c_compiles_warning_free(compiler: str, tmp_path: Path) -> None:
         command = [compiler, *STRICT, *flags, "-I", str(tmp_path), str(source), "-o", "/dev/null"]
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         assert result.returncode == 0 and not result.stderr, result.stderr
+
+
+TEXTS = np.array(
+    ["  Monday  tea,, with\tmilk ", "", "straße ǅ İstanbul ıi", "a,b,,c", "日本語,テキスト", ",,"],
+    dtype=object,
+)
+"""Whitespace runs, leading and trailing separators, empty strings, case
+changes that change a string's size (ǅ, İ, ı), non-ASCII separators' neighbours."""
+
+
+def _text_model(nodes, outputs) -> onnx.ModelProto:
+    return _model(nodes, [_value("x", S, [6])], outputs)
+
+
+@pytest.mark.parametrize(
+    ("delimiter", "maxsplit"), [(None, None), ("", 1), (",", None), (",", 2), (",,", 0)]
+)
+def test_string_split_matches_the_reference(delimiter: str | None, maxsplit: int | None) -> None:
+    """onnx.reference (Python's str.split), which the backend suite's data
+    come from; onnxruntime splits only at spaces and gives an empty string no
+    piece (see strings.py)."""
+    attributes: dict[str, Any] = {} if delimiter is None else {"delimiter": delimiter}
+    if maxsplit is not None:
+        attributes["maxsplit"] = maxsplit
+    node = helper.make_node("StringSplit", ["x"], ["y", "z"], **attributes)
+    model = _text_model([node], [_value("y", S, [6, None]), _value("z", I64, [6])])
+    texts = TEXTS.copy()
+    texts[0] = str(texts[0]).rstrip()  # see the next test
+    y, z = ReferenceEvaluator(model).run(None, {"x": texts})
+    got = onnxc.compile(model).run({"x": texts})
+    assert got["y"].tolist() == np.asarray(y).tolist()
+    np.testing.assert_array_equal(got["z"], z)
+
+
+def test_the_rest_of_a_whitespace_split_loses_trailing_whitespace() -> None:
+    """The spec: "leading or trailing whitespace is removed"; onnxruntime
+    agrees, Python's split (onnx.reference) keeps it in the rest."""
+    node = helper.make_node("StringSplit", ["x"], ["y", "z"], maxsplit=1)
+    model = _text_model([node], [_value("y", S, [6, None]), _value("z", I64, [6])])
+    got = onnxc.compile(model).run({"x": TEXTS})
+    assert got["y"][0].tolist() == ["Monday", "tea,, with\tmilk"]
+    assert got["y"][2].tolist() == ["straße", "ǅ İstanbul ıi"]
+
+
+def test_string_concat_broadcasts_like_onnxruntime() -> None:
+    nodes = [
+        helper.make_node("StringConcat", ["x", "suffix"], ["y"]),
+        helper.make_node("StringConcat", ["column", "x"], ["grid"]),
+        helper.make_node("StringConcat", ["y", "y"], ["twice"]),
+    ]
+    inputs = [_value("x", S, [6]), _value("suffix", S, []), _value("column", S, [2, 1])]
+    outputs = [_value("y", S, [6]), _value("grid", S, [2, 6]), _value("twice", S, [6])]
+    feeds = {
+        "x": TEXTS,
+        "suffix": np.array("-ß", dtype=object),
+        "column": np.array([["<"], [""]], dtype=object),
+    }
+    _same_as_onnxruntime(_model(nodes, inputs, outputs), feeds)
+
+
+@pytest.mark.parametrize(
+    ("action", "sensitive", "stopwords"),
+    [
+        ("LOWER", 0, ["monday", "STRASSE", "a,b,,c"]),
+        ("UPPER", 1, ["", "Straße ǅ İstanbul ıi"]),
+        ("NONE", 0, []),
+        ("UPPER", 0, [t for t in TEXTS]),
+    ],
+    ids=["lower_insensitive", "upper_sensitive", "none", "all_removed"],
+)
+def test_string_normalizer_matches_onnxruntime(
+    action: str, sensitive: int, stopwords: list[str]
+) -> None:
+    # onnxruntime builds its default locale, en_US.UTF-8, which this machine lacks
+    attributes: dict[str, Any] = {"case_change_action": action, "locale": "C.UTF-8"}
+    attributes["is_case_sensitive"] = sensitive
+    if stopwords:
+        attributes["stopwords"] = stopwords
+    node = helper.make_node("StringNormalizer", ["x"], ["y"], **attributes)
+    words = np.array(["Monday", "STRAßE", "ǅemal", "İstanbul", "ıi", "a,b,,c"], dtype=object)
+    _same_as_onnxruntime(_text_model([node], [_value("y", S, [None])]), {"x": words})
+    rows = _model([node], [_value("x", S, [1, 6])], [_value("y", S, [1, None])])
+    _same_as_onnxruntime(rows, {"x": words.reshape(1, 6)})
+
+
+def test_new_strings_need_the_workspace_they_report() -> None:
+    """Concatenations of long strings need more workspace than the first try
+    (sizes from data): the runner retries with the size the C reports."""
+    node = helper.make_node("StringConcat", ["x", "x"], ["y"])
+    model = onnxc.compile(_text_model([node], [_value("y", S, [6])]))
+    long = np.array(["ü" * 5000, "x" * 70000, "", "a", "b", "c"], dtype=object)
+    got = model.run({"x": long})["y"]
+    assert got.tolist() == [s + s for s in long]

@@ -36,3 +36,17 @@ func.func @equal_ui16(%a: tensor<2x3xui16>, %b: tensor<3xui16>) -> tensor<2x3xi1
 // CHECK-NEXT:    ^bb0(%[[X:[^:]*]]: ui16, %[[Y:[^:]*]]: ui16, %{{.*}}: i1):
 // CHECK-NEXT:      %[[CMPI:.*]] = arith.cmpi eq, %[[X]], %[[Y]] : ui16
 // CHECK-NEXT:      linalg.yield %[[CMPI]] : i1
+
+// -----
+
+// Strings compare bytewise: onnxc.string_equal.
+func.func @equal_string(%a: tensor<2x3x!onnxc.string>, %b: tensor<3x!onnxc.string>) -> tensor<2x3xi1> {
+  %r = "onnx.Equal"(%a, %b) {onnx_node_name = "equal_string"} : (tensor<2x3x!onnxc.string>, tensor<3x!onnxc.string>) -> tensor<2x3xi1>
+  func.return %r : tensor<2x3xi1>
+}
+
+// CHECK-LABEL: func.func @equal_string(
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-NEXT:    ^bb0(%[[X:[^:]*]]: !onnxc.string, %[[Y:[^:]*]]: !onnxc.string, %{{.*}}: i1):
+// CHECK-NEXT:      %[[EQ:.*]] = onnxc.string_equal %[[X]], %[[Y]]
+// CHECK-NEXT:      linalg.yield %[[EQ]] : i1
