@@ -145,6 +145,20 @@ class StringLessOp(_StringComparison):
 
 
 @irdl_op_definition
+class StringEmptyOp(IRDLOperation):
+    """`onnxc.string_empty`: the empty string, the zero of string tensors
+    (Pad's and Trilu's fill, NonZero's test)."""
+
+    name = "onnxc.string_empty"
+    result = result_def(StringType)
+    traits = traits_def(Pure())
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__(result_types=[STRING])
+
+
+@irdl_op_definition
 class StringSizeOp(IRDLOperation):
     """`onnxc.string_size %s`: the bytes of a string."""
 
@@ -201,5 +215,13 @@ class StringCallOp(IRDLOperation):
         )
 
 
-STRING_OPS = [StringGlobalOp, StringEqualOp, StringLessOp, StringSizeOp, StringMakeOp, StringCallOp]
+STRING_OPS = [
+    StringGlobalOp,
+    StringEqualOp,
+    StringLessOp,
+    StringEmptyOp,
+    StringSizeOp,
+    StringMakeOp,
+    StringCallOp,
+]
 STRING_ATTRIBUTES = [StringType, StringElementsAttr]

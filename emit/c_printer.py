@@ -70,6 +70,7 @@ from onnxc import element_types
 from onnxc.dialects.onnxc import ImageDecodeOp, ImageSizeOp, ProfileMarkOp
 from onnxc.dialects.onnxc_strings import (
     StringCallOp,
+    StringEmptyOp,
     StringEqualOp,
     StringLessOp,
     StringMakeOp,
@@ -635,6 +636,7 @@ class BodyPrinter:
             raise CEmitError("memref.dim needs a constant dimension index")
         self.names[op.result] = self.buffer(op.source).sizes[index.value.value.data]
 
+    @print_op.register(StringEmptyOp)
     @print_op.register(StringEqualOp)
     @print_op.register(StringLessOp)
     @print_op.register(StringSizeOp)

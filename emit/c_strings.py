@@ -25,6 +25,7 @@ from xdsl.ir import Operation, SSAValue
 from onnxc.dialects.onnxc_strings import (
     STRING,
     StringCallOp,
+    StringEmptyOp,
     StringEqualOp,
     StringGlobalOp,
     StringLessOp,
@@ -65,6 +66,8 @@ def call_text(
     if isinstance(op, StringEqualOp | StringLessOp):
         helper = "equal" if isinstance(op, StringEqualOp) else "less"
         return f"onnxc_string_{helper}({expr(op.lhs)}, {expr(op.rhs)})"
+    if isinstance(op, StringEmptyOp):
+        return 'onnxc_string_of("", 0)'
     if isinstance(op, StringSizeOp):
         return f"(ptrdiff_t){expr(op.input)}.size"
     if isinstance(op, StringMakeOp):

@@ -65,6 +65,9 @@ TITLES = {
     "shape_of": "shapes",
     "softmax": "softmax",
     "split": "tensor layout",
+    "string_normalizer": "text",
+    "strings": "text",
+    "regex_full_match": "text",
     "tfidf_vectorizer": "text features",
     "views": "tensor layout",
     "window": "windows",
@@ -130,7 +133,7 @@ def missing() -> tuple[list[str], list[str]]:
 
 
 def _ml_lines() -> list[str]:
-    """The ai.onnx.ml table: what is lowered, and what needs maps or strings."""
+    """The ai.onnx.ml table: what is lowered, and what needs maps."""
     table = supported(onnx_ml.DOMAIN)
     count = sum(len(ops) for ops in table.values())
     schemas = _schemas(onnx_ml.DOMAIN)
@@ -139,13 +142,13 @@ def _ml_lines() -> list[str]:
     return [
         f"{count} of the {len(schemas)} ai.onnx.ml operators (ml opset "
         f"{onnx_ml.TARGET_OPSET}; TreeEnsembleClassifier/Regressor at version 3) have a "
-        "lowering, on numbers (their string forms are not compiled yet):",
+        "lowering, on numbers and strings:",
         "",
         "| category | operators |",
         "|---|---|",
         *(f"| {title} | {', '.join(ops)} |" for title, ops in table.items()),
         "",
-        f"Needing maps or string tensors (not compiled yet): {', '.join(absent)}.",
+        f"Needing maps (not compiled yet): {', '.join(absent)}.",
         "",
     ]
 
@@ -166,8 +169,8 @@ def markdown() -> str:
         "|---|---|",
         *(f"| {title} | {', '.join(ops)} |" for title, ops in table.items()),
         "",
-        f"Not lowered yet: {', '.join(others) or 'none'}. Needing strings (not compiled "
-        f"yet): {', '.join(outside)}.",
+        f"Not lowered yet: {', '.join(others) or 'none'}."
+        + (f" Needing what the tensor pipeline lacks: {', '.join(outside)}." if outside else ""),
         "",
         *_ml_lines(),
         END,

@@ -15,6 +15,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc import element_types
 from onnxc.dialects import onnx
+from onnxc.dialects.onnxc_strings import STRING
 from onnxc.element_types import Kind
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
@@ -114,6 +115,8 @@ class CastPattern(OnnxLowering[onnx.OnnxOp]):
         if source_type == target_type:
             self.replace(rewriter, op, [buffer_of(rewriter, op.operands[0])])
             return
+        if STRING in (source_type, target_type):
+            raise unsupported(op, "casts to and from strings (number formatting and parsing)")
         convert = _converter(op, target_type)
         elementwise(
             rewriter, self.shapes, op, lambda b, args: convert(b, args[0]), inputs=[op.operands[0]]

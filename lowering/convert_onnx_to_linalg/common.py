@@ -615,7 +615,21 @@ def fill(rewriter: PatternRewriter, source: Operation, buffer: SSAValue, value: 
     ops = constant_ops(value, element)
     for op in ops:
         rewriter.insert(op)
-    insert(rewriter, linalg_ops.FillOp((ops[-1].results[0],), (buffer,), ()), source)
+    fill_with(rewriter, source, buffer, ops[-1].results[0])
+
+
+def fill_with(
+    rewriter: PatternRewriter, source: Operation, buffer: SSAValue, value: SSAValue
+) -> None:
+    """Fill `buffer` with the scalar `value`: `linalg.fill` (a number), or a
+    `linalg.generic` yielding it (a string, which linalg.fill does not take)."""
+    if value.type != STRING:
+        insert(rewriter, linalg_ops.FillOp((value,), (buffer,), ()), source)
+        return
+    rank = len(memref_type(buffer.type).get_shape())
+    generic(
+        rewriter, source, [], [buffer], [identity_map(rank)], [PARALLEL] * rank, lambda b, _: value
+    )
 
 
 def accumulator_type(element: Attribute) -> Attribute:

@@ -31,7 +31,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     weight,
 )
 from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, nest
-from onnxc.lowering.convert_onnx_to_linalg.ml_scores import F32, I64, Samples
+from onnxc.lowering.convert_onnx_to_linalg.ml_scores import F32, Samples
 
 
 def coefficient_matrix(op: onnx.OnnxOp, values: list[float], rows: int) -> np.ndarray:
@@ -124,7 +124,7 @@ class LinearRegressorOpLowering(OnnxLowering[onnx_ml.LinearRegressorOp]):
 
 
 class LinearClassifierOpLowering(OnnxLowering[onnx_ml.LinearClassifierOp]):
-    """`onnx_ml.LinearClassifier` with int64 labels: the scores of E classes
+    """`onnx_ml.LinearClassifier` (int64 or string labels): the scores of E classes
     (E = the number of intercepts), the label of the first largest raw score
     and the post-transformed scores. With one score and two labels (the
     binary case) it follows onnxruntime: the label is labels[1] where the
@@ -134,7 +134,7 @@ class LinearClassifierOpLowering(OnnxLowering[onnx_ml.LinearClassifierOp]):
 
     def rewrite(self, op: onnx_ml.LinearClassifierOp, rewriter: PatternRewriter) -> None:
         x = ml_scores.samples(self, op, rewriter)
-        labels = ml_scores.int_labels(op, "classlabels_ints", "classlabels_strings")
+        labels = ml_scores.class_labels(rewriter, op, "classlabels_ints", "classlabels_strings")
         intercepts = np.asarray(op.attr("intercepts") or [], np.float32)
         classes = intercepts.size
         coefficients = coefficient_matrix(op, op.attr("coefficients") or [], classes)
@@ -152,12 +152,10 @@ class LinearClassifierOpLowering(OnnxLowering[onnx_ml.LinearClassifierOp]):
         def row(b: Builder, at: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
             values = ml_scores.load_row(b, scores, at[0], classes)
             if classes == 1:
-                positive = labels[1] if second else 1
-                negative = labels[0] if second else 0
+                positive = labels.at(b, 1) if second else labels.number(b, 1)
+                negative = labels.at(b, 0) if second else labels.number(b, 0)
                 above = scalar.GREATER(b, values[0], ml_scores.const(b, 0.0))
-                label = ml_scores.select(
-                    b, above, scalar.constant(b, positive, I64), scalar.constant(b, negative, I64)
-                )
+                label = ml_scores.select(b, above, positive, negative)
                 if second:
                     one = ml_scores.const(b, 1.0)
                     p = ml_scores.logistic(b, values[0]) if name == "LOGISTIC" else values[0]
@@ -165,7 +163,7 @@ class LinearClassifierOpLowering(OnnxLowering[onnx_ml.LinearClassifierOp]):
                 else:
                     values = ml_scores.transformed(b, name, values)
             else:
-                label = ml_scores.pick(b, ml_scores.first_max(b, values), labels)
+                label = labels.pick(b, ml_scores.first_max(b, values))
                 values = ml_scores.transformed(b, name, values)
             ml_scores.store(b, label, y, at[0])
             ml_scores.store_row(b, values, z, at[0])

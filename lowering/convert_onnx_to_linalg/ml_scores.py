@@ -1,6 +1,6 @@
 """What the ai.onnx.ml model operators share (linear models, SVMs, tree
-ensembles): reading the samples of X, integer class labels, and the scalar
-arithmetic of their scores.
+ensembles): reading the samples of X, class labels (int64 or strings), and
+the scalar arithmetic of their scores.
 
 X is [N, C] (N samples of C features) or [C] (one sample), as onnxruntime
 reads it. Scores are computed in float, as onnxruntime computes them. The
@@ -19,12 +19,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     Float32Type,
     Float64Type,
+    IndexType,
     IntegerType,
     MemRefType,
 )
@@ -32,12 +34,15 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
+from onnxc.dialects.onnxc_strings import STRING
+from onnxc.errors import UnsupportedError
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     alloc,
     buffer_of,
     unsupported,
+    weight,
 )
 from onnxc.lowering.convert_onnx_to_linalg.loops import index
 from onnxc.lowering.index_arith import Size
@@ -47,7 +52,6 @@ F64 = Float64Type()
 I1 = IntegerType(1)
 I32 = IntegerType(32)
 I64 = IntegerType(64)
-STRINGS = "string tensors are not supported yet"
 TRANSFORMS = ("NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT")
 """The post transforms, numbered as TreeEnsemble's `post_transform` (0..4)."""
 
@@ -78,12 +82,55 @@ def samples(lowering: OnnxLowering[Any], op: onnx.OnnxOp, rewriter: PatternRewri
     return Samples(buffer_of(rewriter, x), len(sizes), n, c)
 
 
-def int_labels(op: onnx.OnnxOp, ints: str, strings: str) -> list[int]:
-    """The integer class labels of attribute `ints`; string labels (`strings`)
-    are an `unsupported` error."""
-    if op.attr(strings):
-        raise unsupported(op, f"string class labels ({strings}): {STRINGS}")
-    return [int(v) for v in op.attr(ints) or []]
+@dataclass
+class Labels:
+    """A classifier's class labels: int64s (`ints`, built as constants) or
+    strings (`table`, a constant string buffer)."""
+
+    count: int
+    ints: list[int] | None
+    table: SSAValue | None
+
+    def __len__(self) -> int:
+        return self.count
+
+    def at(self, b: Builder, k: int) -> SSAValue:
+        """Label k as a scalar."""
+        if self.ints is not None:
+            return scalar.constant(b, self.ints[k], I64)
+        assert self.table is not None
+        return b.insert(memref.LoadOp.get(self.table, [index(b, k)])).res
+
+    def pick(self, b: Builder, position: SSAValue) -> SSAValue:
+        """labels[position] (an i64): a chain of selects of int64 labels, a
+        load from the string table."""
+        if self.ints is None:
+            assert self.table is not None
+            at = b.insert(arith.IndexCastOp(position, IndexType())).result
+            return b.insert(memref.LoadOp.get(self.table, [at])).res
+        label = self.at(b, 0)
+        for k in range(1, self.count):
+            here = scalar.EQUAL(b, position, scalar.constant(b, k, I64))
+            label = select(b, here, self.at(b, k), label)
+        return label
+
+    def number(self, b: Builder, value: int) -> SSAValue:
+        """The int64 `value` where onnxruntime writes a number, not a label
+        (a single score without two labels); with string labels unsupported."""
+        if self.ints is None:
+            raise UnsupportedError("string class labels where the label is a number (0 or 1)")
+        return scalar.constant(b, value, I64)
+
+
+def class_labels(rewriter: PatternRewriter, op: onnx.OnnxOp, ints: str, strings: str) -> Labels:
+    """The class labels of attribute `ints` (int64) or `strings`."""
+    names = op.attr(strings)
+    if names:
+        texts = np.array([str(n) for n in names], dtype=object)
+        table = weight(rewriter, op, texts, STRING, "labels")
+        return Labels(len(names), None, table)
+    values = [int(v) for v in op.attr(ints) or []]
+    return Labels(len(values), values, None)
 
 
 def transform_name(op: onnx.OnnxOp) -> str:
@@ -181,15 +228,6 @@ def first_max(
         best = select(b, better, values[k], best)
         position = select(b, better, scalar.constant(b, k, I64), position)
     return position
-
-
-def pick(b: Builder, position: SSAValue, labels: Sequence[int]) -> SSAValue:
-    """labels[position], an i64 built as a chain of selects."""
-    label = scalar.constant(b, labels[0], I64)
-    for k in range(1, len(labels)):
-        here = scalar.EQUAL(b, position, scalar.constant(b, k, I64))
-        label = select(b, here, scalar.constant(b, labels[k], I64), label)
-    return label
 
 
 def load_row(b: Builder, buffer: SSAValue, row: SSAValue, count: int) -> list[SSAValue]:

@@ -222,7 +222,7 @@ def _probabilities(b: Builder, r: list[list[SSAValue]]) -> list[SSAValue]:
 
 
 class SVMClassifierOpLowering(OnnxLowering[onnx_ml.SVMClassifierOp]):
-    """`onnx_ml.SVMClassifier` with int64 labels (see the module docstring).
+    """`onnx_ml.SVMClassifier`, int64 or string labels (see the module docstring).
     With support vectors: the label of the most voted class (the first on a
     tie); Z the class probabilities with `prob_a`/`prob_b`, else the
     one-vs-one decision values (two classes: [-d, d] with NONE, [1 - p, p]
@@ -232,7 +232,7 @@ class SVMClassifierOpLowering(OnnxLowering[onnx_ml.SVMClassifierOp]):
 
     def rewrite(self, op: onnx_ml.SVMClassifierOp, rewriter: PatternRewriter) -> None:
         x = ml_scores.samples(self, op, rewriter)
-        labels = ml_scores.int_labels(op, "classlabels_ints", "classlabels_strings")
+        labels = ml_scores.class_labels(rewriter, op, "classlabels_ints", "classlabels_strings")
         classes = len(labels)
         name = ml_scores.transform_name(op)
         per_class = [int(v) for v in op.attr("vectors_per_class") or []]
@@ -294,7 +294,7 @@ class SVMClassifierOpLowering(OnnxLowering[onnx_ml.SVMClassifierOp]):
                         r[i][j] = select(b, scalar.LESS(b, value, high), value, high)
                         r[j][i] = scalar.SUB(b, const(b, 1.0), r[i][j])
                     pair += 1
-            ml_scores.store(b, ml_scores.pick(b, ml_scores.first_max(b, votes), labels), y, at[0])
+            ml_scores.store(b, labels.pick(b, ml_scores.first_max(b, votes)), y, at[0])
             if proba:
                 out = ml_scores.transformed(b, name, _probabilities(b, r))
             elif classes > 2:
@@ -318,7 +318,7 @@ class SVMClassifierOpLowering(OnnxLowering[onnx_ml.SVMClassifierOp]):
         op: onnx_ml.SVMClassifierOp,
         rewriter: PatternRewriter,
         x: Samples,
-        labels: list[int],
+        labels: ml_scores.Labels,
         rho: list[float],
         y: SSAValue,
     ) -> None:
@@ -337,7 +337,7 @@ class SVMClassifierOpLowering(OnnxLowering[onnx_ml.SVMClassifierOp]):
         def row(b: Builder, at: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
             values = ml_scores.load_row(b, z, at[0], classes)
             best = ml_scores.first_max(b, values)
-            label = ml_scores.pick(b, best, labels)
+            label = labels.pick(b, best)
             if classes == 2 and not proba:
                 later = scalar.GREATER(b, values[1], values[0])
                 top = select(b, later, values[1], values[0])
@@ -346,7 +346,7 @@ class SVMClassifierOpLowering(OnnxLowering[onnx_ml.SVMClassifierOp]):
                     if positive
                     else scalar.GREATER(b, top, const(b, 0.0))
                 )
-                label = select(b, wins, scalar.constant(b, labels[1], I64), label)
+                label = select(b, wins, labels.at(b, 1), label)
             ml_scores.store(b, label, y, at[0])
             ml_scores.store_row(b, ml_scores.transformed(b, name, values), z, at[0])
             return []

@@ -29,7 +29,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     element_type,
     unsupported,
 )
-from onnxc.lowering.convert_onnx_to_linalg.ml_scores import F32, F64, I1, I64
+from onnxc.lowering.convert_onnx_to_linalg.ml_scores import F32, F64, I1
 from onnxc.lowering.convert_onnx_to_linalg.ml_tree_walk import Ensemble, walk_ensemble
 
 AGGREGATES = ("AVERAGE", "SUM", "MIN", "MAX")
@@ -125,7 +125,7 @@ class TreeEnsembleOpLowering(OnnxLowering[onnx_ml.TreeEnsembleOp]):
 
 
 class TreeEnsembleClassifierOpLowering(OnnxLowering[onnx_ml.TreeEnsembleClassifierOp]):
-    """`onnx_ml.TreeEnsembleClassifier` with int64 labels: per-class sums of
+    """`onnx_ml.TreeEnsembleClassifier` (int64 or string labels): per-class sums of
     the leaves' weights plus `base_values`, the label of the first largest
     and the post-transformed scores. Two classes follow onnxruntime's binary
     rules: with weights for one class only (the binary case) the label is
@@ -136,7 +136,7 @@ class TreeEnsembleClassifierOpLowering(OnnxLowering[onnx_ml.TreeEnsembleClassifi
     single base value), it is 0 here."""
 
     def rewrite(self, op: onnx_ml.TreeEnsembleClassifierOp, rewriter: PatternRewriter) -> None:
-        labels = ml_scores.int_labels(op, "classlabels_int64s", "classlabels_strings")
+        labels = ml_scores.class_labels(rewriter, op, "classlabels_int64s", "classlabels_strings")
         classes = len(labels)
         if classes < 2:
             raise unsupported(op, f"{classes} class label(s)")
@@ -158,7 +158,7 @@ class TreeEnsembleClassifierOpLowering(OnnxLowering[onnx_ml.TreeEnsembleClassifi
                 for k, value in enumerate(base[:classes]):
                     values[k] = scalar.ADD(b, values[k], ml_scores.const(b, value))
                     flags[k] = scalar.constant(b, 1, I1)
-                label = ml_scores.pick(b, ml_scores.first_max(b, values, flags), labels)
+                label = labels.pick(b, ml_scores.first_max(b, values, flags))
                 scores = ml_scores.transformed(b, name, values)
             else:
                 label, scores = _binary(b, values, flags, base, labels, name, binary, positive)
@@ -174,7 +174,7 @@ def _binary(
     values: list[SSAValue],
     flags: list[SSAValue],
     base: list[float],
-    labels: list[int],
+    labels: ml_scores.Labels,
     name: str,
     binary: bool,
     positive: bool,
@@ -205,13 +205,11 @@ def _binary(
         mixed = not positive
         cut = ml_scores.const(b, 0.5 if positive else 0.0)
         wins = scalar.GREATER(b, weight, cut)
-        winner, loser = labels[1], labels[0]
+        winner, loser = labels.at(b, 1), labels.at(b, 0)
     else:
         wins = scalar.GREATER(b, weight, zero)
-        winner, loser = 1, 0
-    label = ml_scores.select(
-        b, wins, scalar.constant(b, winner, I64), scalar.constant(b, loser, I64)
-    )
+        winner, loser = labels.number(b, 1), labels.number(b, 0)
+    label = ml_scores.select(b, wins, winner, loser)
     # onnxruntime reads a score no leaf (nor base value) gave as 0
     s0 = ml_scores.select(b, h0, s0, zero)
     s1 = ml_scores.select(b, h1, s1, zero)

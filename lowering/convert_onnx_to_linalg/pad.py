@@ -24,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.linalg import ops as linalg_ops
 from xdsl.ir import Block, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
@@ -39,8 +38,8 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     constant_value,
     copy,
     element_type,
+    fill_with,
     indexed_generic,
-    insert,
     is_none,
     normalize_axis,
     shape_of,
@@ -182,7 +181,7 @@ class PadOpLowering(OnnxLowering[onnx.PadOp]):
         if is_none(op.constant_value):
             return lambda b: scalar.constant(b, 0, t)
         known = constant_value(op.constant_value)
-        if known is not None:
+        if known is not None and known.dtype != object:
             number = known.reshape(-1)[0].item()
             return lambda b: scalar.constant(b, number, t)
         buffer = buffer_of(rewriter, op.constant_value)
@@ -276,7 +275,7 @@ def _copy_in(
         reads.append(read if whole_read else partial(read))
         writes.append(write if whole_write else partial(write))
     fill_value = value(Builder(InsertPoint.before(op)))
-    insert(rewriter, linalg_ops.FillOp((fill_value,), (output,), ()), op)
+    fill_with(rewriter, op, output, fill_value)
     if not any(isinstance(a.kept, int) and a.kept == 0 for a in axes):
         rank = len(axes)
         copy(

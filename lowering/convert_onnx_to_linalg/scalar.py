@@ -33,8 +33,9 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from onnxc import element_types
 from onnxc.dialects.arith_extra import RemFOp
-from onnxc.dialects.onnxc_strings import StringEqualOp, StringLessOp
+from onnxc.dialects.onnxc_strings import STRING, StringEmptyOp, StringEqualOp, StringLessOp
 from onnxc.element_types import Kind
+from onnxc.errors import UnsupportedError
 
 Emit = Callable[[Builder, Sequence[SSAValue]], SSAValue]
 """Builds one scalar operation on its operands at the builder's position."""
@@ -182,7 +183,14 @@ XOR = ScalarOp(
 )
 NOT = ScalarOp("Not", boolean=_not)
 EQUAL = ScalarOp("Equal", _cmpf("oeq"), _cmpi("eq"), _cmpi("eq"), _cmpi("eq"), _op(StringEqualOp))
-NOT_EQUAL = ScalarOp("NotEqual", _cmpf("une"), _cmpi("ne"), _cmpi("ne"), _cmpi("ne"))
+NOT_EQUAL = ScalarOp(
+    "NotEqual",
+    _cmpf("une"),
+    _cmpi("ne"),
+    _cmpi("ne"),
+    _cmpi("ne"),
+    lambda b, args: _not(b, [_op(StringEqualOp)(b, args)]),
+)
 """Unordered: true when either side is NaN."""
 LESS = ScalarOp("Less", _cmpf("olt"), _cmpi("slt"), _cmpi("ult"), _cmpi("ult"), _op(StringLessOp))
 LESS_OR_EQUAL = ScalarOp("LessOrEqual", _cmpf("ole"), _cmpi("sle"), _cmpi("ule"), _cmpi("ule"))
@@ -234,6 +242,10 @@ def constant_ops(value: float, t: Attribute) -> list[Operation]:
         return [arith.ConstantOp(FloatAttr(float(value), t))]
     if isinstance(t, IndexType):
         return [arith.ConstantOp.from_int_and_width(int(value), t)]
+    if t == STRING:  # the zero of strings: the only string a number names
+        if value:
+            raise UnsupportedError(f"the number {value} as a string")
+        return [StringEmptyOp()]
     assert isinstance(t, IntegerType), t
     width = t.width.data
     if width == 1:

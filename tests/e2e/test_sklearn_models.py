@@ -1,5 +1,5 @@
-"""scikit-learn models exported with skl2onnx (integer class labels, no
-ZipMap; and with ZipMap's list of dicts, integer or string keys) compile and
+"""scikit-learn models exported with skl2onnx (integer or string class
+labels, no ZipMap; and with ZipMap's list of dicts, integer or string keys) compile and
 match onnxruntime: class labels exactly, probabilities
 and scores within 1e-5 absolute (regression values within 1e-5 relative:
 they are in the hundreds). The models are small (a few trees of depth 3 or
@@ -110,8 +110,8 @@ def _compare(model: Any, x: np.ndarray, name: str) -> list[float]:
     errors: list[float] = []
     for want, (output, value) in zip(wanted, got.items(), strict=True):
         assert value.shape == want.shape, output
-        if want.dtype.kind in "iu":
-            np.testing.assert_array_equal(value, want, err_msg=output)
+        if want.dtype.kind in "iuO":  # labels: int64 or strings
+            assert value.tolist() == want.tolist(), output
             continue
         errors.append(float(np.abs(value.astype(np.float64) - want).max()))
     return errors
@@ -123,6 +123,19 @@ def test_classifier_matches_onnxruntime(name: str, classes: int) -> None:
     x, y = (X_BINARY, Y_BINARY) if classes == 2 else (X_CLASSES, Y_CLASSES)
     model = CLASSIFIERS[name]().fit(x, y)
     errors = _compare(model, x[:40], f"{name}_{classes}")
+    assert errors and max(errors) <= PROBABILITY_TOLERANCE, errors
+
+
+NAMES = np.array(["ant", "bée", "", "日本"], dtype=object)
+"""String class labels: non-ASCII and empty among them."""
+
+
+@pytest.mark.parametrize("name", sorted(CLASSIFIERS))
+@pytest.mark.parametrize("classes", [2, 3])
+def test_classifier_with_string_labels_matches_onnxruntime(name: str, classes: int) -> None:
+    x, y = (X_BINARY, Y_BINARY) if classes == 2 else (X_CLASSES, Y_CLASSES)
+    model = CLASSIFIERS[name]().fit(x, NAMES[y + (classes == 2)])
+    errors = _compare(model, x[:40], f"{name}_{classes}_strings")
     assert errors and max(errors) <= PROBABILITY_TOLERANCE, errors
 
 
@@ -150,20 +163,21 @@ def test_imputer_pipeline_matches_onnxruntime() -> None:
     assert errors and max(errors) <= PROBABILITY_TOLERANCE, errors
 
 
+@pytest.mark.parametrize("strings", [False, True], ids=["int_keys", "string_keys"])
 @pytest.mark.parametrize("name", ["logistic_regression", "random_forest", "scaler_pipeline"])
-def test_zipmap_output_is_a_list_of_dicts(name: str) -> None:
+def test_zipmap_output_is_a_list_of_dicts(name: str, strings: bool) -> None:
     """skl2onnx's default export ends in ZipMap: `run` returns its sequence of
     maps as onnxruntime does, one dict per sample from class label to
     probability (in C, the probabilities are the output; the keys are the
     model's constant labels)."""
-    model = CLASSIFIERS[name]().fit(X_CLASSES, Y_CLASSES)
+    model = CLASSIFIERS[name]().fit(X_CLASSES, NAMES[Y_CLASSES] if strings else Y_CLASSES)
     proto = skl2onnx.to_onnx(model, X_CLASSES[:1], target_opset={"": 17, "ai.onnx.ml": 3})
     session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
     feed = {session.get_inputs()[0].name: X_CLASSES[:20]}
     labels, wanted = session.run(None, feed)
     compiled = onnxc.compile(proto, name=f"zipmap_{name}")
     got_labels, got = compiled.run(feed).values()
-    np.testing.assert_array_equal(got_labels, labels)
+    assert got_labels.tolist() == labels.tolist()
     assert isinstance(got, list) and len(got) == len(wanted) == 20
     for mine, theirs in zip(got, wanted, strict=True):
         assert list(mine) == list(theirs)  # the same keys, in the same order

@@ -319,3 +319,134 @@ def test_new_strings_need_the_workspace_they_report() -> None:
     long = np.array(["ü" * 5000, "x" * 70000, "", "a", "b", "c"], dtype=object)
     got = model.run({"x": long})["y"]
     assert got.tolist() == [s + s for s in long]
+
+
+def _i64(name: str, values: Any) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def _object(name: str, values: Any) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.array(values, dtype=object), name)
+
+
+X = WORDS.copy()
+MOVEMENT: dict[str, tuple[list[onnx.NodeProto], list[onnx.TensorProto]]] = {
+    "Concat": ([helper.make_node("Concat", ["x", "x"], ["y"], axis=1)], []),
+    "Gather": ([helper.make_node("Gather", ["x", "i"], ["y"], axis=1)], [_i64("i", [2, 0])]),
+    "GatherElements": (
+        [helper.make_node("GatherElements", ["x", "i"], ["y"], axis=1)],
+        [_i64("i", [[2, 0, 1], [0, 0, 1]])],
+    ),
+    "GatherND": ([helper.make_node("GatherND", ["x", "i"], ["y"])], [_i64("i", [[1, 2], [0, 1]])]),
+    "Expand": ([helper.make_node("Expand", ["x", "s"], ["y"])], [_i64("s", [2, 2, 3])]),
+    "Flatten": ([helper.make_node("Flatten", ["x"], ["y"], axis=0)], []),
+    "Reshape": ([helper.make_node("Reshape", ["x", "s"], ["y"])], [_i64("s", [3, 2])]),
+    "Slice": (
+        [helper.make_node("Slice", ["x", "a", "b", "c", "d"], ["y"])],
+        [_i64("a", [2]), _i64("b", [0]), _i64("c", [1]), _i64("d", [-1])],
+    ),
+    "Split": ([helper.make_node("Split", ["x"], ["y", "z"], axis=1, num_outputs=2)], []),
+    "Squeeze": (
+        [
+            helper.make_node("Unsqueeze", ["x", "a"], ["u"]),
+            helper.make_node("Squeeze", ["u", "a"], ["y"]),
+        ],
+        [_i64("a", [0])],
+    ),
+    "Tile": ([helper.make_node("Tile", ["x", "r"], ["y"])], [_i64("r", [2, 1])]),
+    "Transpose": ([helper.make_node("Transpose", ["x"], ["y"])], []),
+    "ReverseSequence": (
+        [helper.make_node("ReverseSequence", ["x", "l"], ["y"], batch_axis=0, time_axis=1)],
+        [_i64("l", [2, 3])],
+    ),
+    "Pad": (
+        [helper.make_node("Pad", ["x", "p", "v"], ["y"])],
+        [_i64("p", [0, 1, 0, 1]), _object("v", "pad")],
+    ),
+    "Pad_edge": (
+        [helper.make_node("Pad", ["x", "p"], ["y"], mode="edge")],
+        [_i64("p", [0, 1, 0, 1])],
+    ),
+    "ScatterElements": (
+        [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=1)],
+        [_i64("i", [[1], [0]]), _object("u", [["Q"], ["R"]])],
+    ),
+    "ScatterND": (
+        [helper.make_node("ScatterND", ["x", "i", "u"], ["y"])],
+        [_i64("i", [[1, 1]]), _object("u", ["Z"])],
+    ),
+    "Compress": (
+        [helper.make_node("Compress", ["x", "c"], ["y"], axis=1)],
+        [numpy_helper.from_array(np.array([True, False, True]), "c")],
+    ),
+    "Shape": ([helper.make_node("Shape", ["x"], ["y"])], []),
+    "Size": ([helper.make_node("Size", ["x"], ["y"])], []),
+    "Unique": ([helper.make_node("Unique", ["x"], ["y"], sorted=1)], []),
+    "NonZero": ([helper.make_node("NonZero", ["x"], ["y"])], []),
+    "DepthToSpace": (
+        [
+            helper.make_node("Reshape", ["x", "s"], ["r"]),
+            helper.make_node("DepthToSpace", ["r"], ["y"], blocksize=1),
+        ],
+        [_i64("s", [1, 6, 1, 1])],
+    ),
+    "CastLike": ([helper.make_node("CastLike", ["x", "x"], ["y"])], []),
+    "Where": (
+        [helper.make_node("Where", ["c", "x", "x"], ["y"])],
+        [numpy_helper.from_array(np.array([True, False, True]), "c")],
+    ),
+}
+"""Operators that move, pick or fill string elements, with what they need."""
+
+
+def _run_both(
+    nodes: list[onnx.NodeProto], initializers: list[onnx.TensorProto]
+) -> tuple[list[Any], list[Any]]:
+    outputs = sorted({o for n in nodes for o in n.output if o in ("y", "z")})
+    graph = helper.make_graph(
+        nodes,
+        "movement",
+        [_value("x", S, [2, 3])],
+        [helper.make_tensor_value_info(o, TensorProto.UNDEFINED, None) for o in outputs],
+        initializers,
+    )
+    model = onnx.shape_inference.infer_shapes(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    )
+    want = ReferenceEvaluator(model).run(None, {"x": X})
+    got = list(onnxc.compile(model).run({"x": X}).values())
+    return [np.asarray(g).tolist() for g in got], [np.asarray(w).tolist() for w in want]
+
+
+@pytest.mark.parametrize("name", sorted(MOVEMENT))
+def test_string_elements_move_as_the_reference_moves_them(name: str) -> None:
+    got, want = _run_both(*MOVEMENT[name])
+    assert got == want
+
+
+def test_the_zero_of_strings_is_the_empty_string() -> None:
+    """Trilu and CenterCropPad fill with the element type's zero: "" for
+    strings (onnx.reference writes the integer 0 into its object arrays)."""
+    nodes = [
+        helper.make_node("Trilu", ["x"], ["y"]),
+        helper.make_node("CenterCropPad", ["x", "s"], ["z"]),
+    ]
+    got, _ = _run_both(nodes, [_i64("s", [3, 2])])
+    assert got[0] == [[X[0, 0], X[0, 1], X[0, 2]], ["", X[1, 1], X[1, 2]]]
+    assert got[1] == [[X[0, 0], X[0, 1]], [X[1, 0], X[1, 1]], ["", ""]]
+
+
+def test_unique_keeps_first_occurrences_unsorted() -> None:
+    x = np.array(["b", "a", "b", "", "a"], dtype=object)
+    node = helper.make_node("Unique", ["x"], ["y", "i", "r", "c"], sorted=0)
+    outputs = [_value("y", S, [None]), *(_value(n, I64, [None]) for n in "irc")]
+    model = _model([node], [_value("x", S, [5])], outputs)
+    _same_as_onnxruntime(model, {"x": x})
+
+
+def test_casts_to_and_from_strings_are_one_line_errors() -> None:
+    for source, target in ((F, S), (S, F)):
+        node = helper.make_node("Cast", ["x"], ["y"], to=target)
+        model = _model([node], [_value("x", source, [2])], [_value("y", target, [2])])
+        with pytest.raises(OnnxcError, match="casts to and from strings"):
+            onnxc.compile(model)

@@ -1,19 +1,41 @@
 // RUN: xdsl-opt -p convert-onnx-to-linalg --split-input-file %s | filecheck %s
 
-// The keys and values are constant tables searched in order; the first
-// equal key wins, the default where none is.
+// The keys and values are constant tables, the default after the values; a
+// search in order finds the position of the first equal key (the default's,
+// past the keys, where none is), and the value there is loaded.
 
 // CHECK-DAG:   "memref.global"() <{sym_name = "encoder_keys", type = memref<2xi64>, initial_value = dense<[1, 2]> : memref<2xi64>
-// CHECK-DAG:   "memref.global"() <{sym_name = "encoder_values", type = memref<2xf32>, initial_value = dense<[5.000000e-01, 1.500000e+00]> : memref<2xf32>
+// CHECK-DAG:   "memref.global"() <{sym_name = "encoder_values", type = memref<3xf32>, initial_value = dense<[5.000000e-01, 1.500000e+00, -1.000000e+00]> : memref<3xf32>
 // CHECK-LABEL: func.func @label_encoder(
 // CHECK-SAME:      %[[X:.*]]: memref<3xi64>, %[[Y:.*]]: memref<3xf32>)
+// CHECK:         %[[VALUES:.*]] = memref.get_global @encoder_values : memref<3xf32>
 // CHECK:         scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:           %[[DEFAULT:.*]] = arith.constant -1.000000e+00 : f32
-// CHECK:           %{{.*}}, %[[R:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[DEFAULT]]) -> (i1, f32) {
-// CHECK:             arith.cmpi eq
-// CHECK:           memref.store %[[R]], %[[Y]][%[[N]]] : memref<3xf32>
+// CHECK:           %[[MISSING:.*]] = arith.constant 2 : index
+// CHECK:           %[[AT:.*]] = scf.for {{.*}} iter_args(%[[FOUND:.*]] = %[[MISSING]]) -> (index) {
+// CHECK:             %[[HIT:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:        %[[FIRST:.*]] = arith.cmpi eq, %[[FOUND]], %[[MISSING]] : index
+// CHECK-NEXT:        %[[BOTH:.*]] = arith.andi %[[HIT]], %[[FIRST]] : i1
+// CHECK-NEXT:        %{{.*}} = arith.select %[[BOTH]], %{{.*}}, %[[FOUND]] : index
+// CHECK:           %[[R:.*]] = memref.load %[[VALUES]][%[[AT]]] : memref<3xf32>
+// CHECK-NEXT:      memref.store %[[R]], %[[Y]][%[[N]]] : memref<3xf32>
 
 func.func @label_encoder(%x: tensor<3xi64>) -> tensor<3xf32> {
   %y = "onnx_ml.LabelEncoder"(%x) <{keys_int64s = array<i64: 1, 2>, values_floats = array<f32: 0.5, 1.5>, default_float = -1.0 : f32}> {onnx_node_name = "encoder"} : (tensor<3xi64>) -> tensor<3xf32>
   func.return %y : tensor<3xf32>
+}
+
+// -----
+
+// String keys compare with onnxc.string_equal; string values (the default
+// "_Unused" after them) are an onnxc.string_global.
+
+// CHECK-DAG:   onnxc.string_global "strings_keys" : memref<2x!onnxc.string> = #onnxc.strings<memref<2x!onnxc.string>, ["cat", "dog"]>
+// CHECK-DAG:   onnxc.string_global "strings_values" : memref<3x!onnxc.string> = #onnxc.strings<memref<3x!onnxc.string>, ["Katze", "Hund", "_Unused"]>
+// CHECK-LABEL: func.func @strings(
+// CHECK:             onnxc.string_equal
+// CHECK:           memref.load %{{.*}}[%{{.*}}] : memref<3x!onnxc.string>
+
+func.func @strings(%x: tensor<3x!onnxc.string>) -> tensor<3x!onnxc.string> {
+  %y = "onnx_ml.LabelEncoder"(%x) <{keys_strings = ["cat", "dog"], values_strings = ["Katze", "Hund"]}> {onnx_node_name = "strings"} : (tensor<3x!onnxc.string>) -> tensor<3x!onnxc.string>
+  func.return %y : tensor<3x!onnxc.string>
 }

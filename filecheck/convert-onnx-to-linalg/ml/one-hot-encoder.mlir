@@ -4,8 +4,8 @@
 // CHECK-LABEL: func.func @one_hot_encoder(
 // CHECK-SAME:      %[[X:.*]]: memref<3xi64>, %[[Y:.*]]: memref<3x2xf32>)
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[Y]] : memref<3x2xf32>)
-// CHECK:           %[[V:.*]] = memref.load %[[X]]
 // CHECK:           %[[CAT:.*]] = memref.load %{{.*}}
+// CHECK-NEXT:      %[[V:.*]] = memref.load %[[X]]
 // CHECK-NEXT:      %[[HIT:.*]] = arith.cmpi eq, %[[V]], %[[CAT]] : i64
 // CHECK:           arith.select %[[HIT]], %{{.*}}, %{{.*}} : f32
 
