@@ -25,6 +25,7 @@ import dataclasses
 import enum
 import itertools
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from onnxc.errors import OnnxcError, UnsupportedError
@@ -116,6 +117,8 @@ _ASSERT_ESCAPES = {
     "B": Assert.NOT_WORD_BOUNDARY,
 }
 _BRACES = re.compile(r"\{(\d+)(,(\d*))?\}")
+_NAME_CATEGORIES = {"Lu", "Ll", "Lt", "Lm", "Lo", "Nl", "Mn", "Mc", "Nd", "Pc"}
+"""The Unicode categories RE2 allows in a group name."""
 _OCTAL = "01234567"
 _HEX = re.compile(r"\{([0-9A-Fa-f]+)\}|[0-9A-Fa-f]{2}")
 _NOT_NEWLINE = negate(((0x0A, 0x0A),))
@@ -192,7 +195,9 @@ class _Parser:
                 atom = quoted[-1] if quoted else None
             else:
                 atom = self.atom()
-            if atom is not None:  # None: a flag group, which matches nothing
+            if atom is None and items and self.repeat_follows():
+                atom = items.pop()  # as RE2: a repeat after (?i) or \Q\E repeats what came before
+            if atom is not None:  # None: a flag group or \Q\E, which match nothing
                 items.append(self.repeats(atom))
         return items[0] if len(items) == 1 else Concat(tuple(items))
 
@@ -205,6 +210,12 @@ class _Parser:
         if self.repeat_operator() is not None:
             raise self.invalid(f"repeat operator after a repeat: {self.pattern[start : self.pos]}")
         return Repeat(atom, *bounds)
+
+    def repeat_follows(self) -> bool:
+        start = self.pos
+        found = self.repeat_operator() is not None
+        self.pos = start
+        return found
 
     def repeat_operator(self) -> tuple[int, int | None] | None:
         """Consume a repeat operator (not its lazy `?`) and give its bounds;
@@ -268,7 +279,7 @@ class _Parser:
         if end < 0:
             raise self.invalid("group name without a closing >")
         name = self.pattern[self.pos : end]
-        if not name or not all(c.isalnum() or c == "_" for c in name):
+        if not name or not all(unicodedata.category(c) in _NAME_CATEGORIES for c in name):
             raise self.invalid(f"bad group name {name!r}")
         if name in self.names:
             raise self.invalid(f"duplicate group name {name!r}")
@@ -286,11 +297,9 @@ class _Parser:
                 seen = True
             elif char == "-" and not negated:
                 negated, seen = True, False
-            elif char in ":)" and seen:
+            elif char in ":)" and (seen or not negated):  # (?) and (?:) are fine, (?-) is not
                 self.flags = flags
                 return char == ")"
-            elif char == ":" and not negated:
-                return False  # (?: keeps the flags
             else:
                 raise self.invalid(self.bad_group(start))
 
@@ -390,7 +399,7 @@ class _Parser:
             range_start = self.pos
             low = self.class_char()
             high = low
-            if self.peek("-") and not self.peek("-]"):
+            if self.peek("-") and self.pattern[self.pos + 1 : self.pos + 2] not in ("", "]"):
                 self.pos += 1
                 high = self.class_char()
                 if high < low:
@@ -416,7 +425,7 @@ class _Parser:
     def class_char(self) -> int:
         """One code point of a class (a range end)."""
         if not self.eat("\\"):
-            return ord(self.next_char("missing ] at the end"))
+            return ord(self.next_char("missing ] at the end of the pattern"))
         letter = self.pattern[self.pos : self.pos + 1]
         if letter and letter in "dDsSwWpP":
             raise self.invalid(f"\\{letter} cannot end a class range")
