@@ -3,8 +3,12 @@
 
 A set is a tuple of sorted, disjoint, non-adjacent inclusive ranges
 (`Ranges`). This module holds what RE2 means by its named classes (`\\d \\s
-\\w` and the POSIX `[:alpha:]` family, all ASCII), simple case folding, and
-the UTF-8 byte sequences that spell every code point of a range.
+\\w` and the POSIX `[:alpha:]` family, all ASCII), the Unicode general
+categories of `\\p{Lu}`, simple case folding, and the UTF-8 byte sequences
+that spell every code point of a range.
+
+Unicode data is Python's (`unicodedata`, Unicode 14.0 on Python 3.11); RE2
+may know a later version, which differs only on code points assigned since.
 
 Case folding: two code points are the same letter when they fold to the same
 code point; a code point folds to its one-character `str.casefold()`, or else
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import unicodedata
 from collections.abc import Iterable, Iterator
 
 Ranges = tuple[tuple[int, int], ...]
@@ -58,6 +63,36 @@ POSIX_CLASSES: dict[str, Ranges] = {
     "xdigit": ((0x30, 0x39), (0x41, 0x46), (0x61, 0x66)),
 }
 """The `[[:name:]]` classes RE2 knows, ASCII as in RE2."""
+
+
+def unicode_category(name: str) -> Ranges | None:
+    """The code points of Unicode general category `name` (`Lu`, or `L` for
+    all of `Lu Ll Lt Lm Lo`; unassigned code points are in none), or all for
+    `Any`, as Python's Unicode database (`unicodedata.unidata_version`) has
+    them; None for any other name."""
+    if name == "Any":
+        return ALL
+    categories = _categories()
+    found = [
+        r
+        for category, ranges in categories.items()
+        if name in (category, category[0])
+        for r in ranges
+    ]
+    return normalise(found) if found else None
+
+
+@functools.cache
+def _categories() -> dict[str, Ranges]:
+    runs: dict[str, list[tuple[int, int]]] = {}
+    start, current = 0, unicodedata.category(chr(0))
+    for cp in range(1, MAX_CODE_POINT + 2):
+        category = unicodedata.category(chr(cp)) if cp <= MAX_CODE_POINT else ""
+        if category != current:
+            runs.setdefault(current, []).append((start, cp - 1))
+            start, current = cp, category
+    runs.pop("Cn", None)  # unassigned: RE2's categories come from UnicodeData.txt, which lists none
+    return {category: tuple(ranges) for category, ranges in runs.items()}
 
 
 def normalise(ranges: Iterable[tuple[int, int]]) -> Ranges:

@@ -267,8 +267,12 @@ class _Subsets:
                 for interval in range(first, last):
                     if self.contexts[interval] is after:
                         targets[interval].add(self.nfa.states[index].out[0])
+        closed: dict[frozenset[int], frozenset[int]] = {}  # intervals often share targets
+        for found in map(frozenset, targets):
+            if found not in closed:
+                closed[found] = self.closure(found)
         return [
-            (self.closure(found), self.canonical[context])
+            (closed[frozenset(found)], self.canonical[context])
             for found, context in zip(targets, self.contexts, strict=True)
         ]
 

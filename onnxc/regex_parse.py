@@ -5,7 +5,8 @@ The syntax is RE2's (ONNX's RegexFullMatch names it), restricted to what a DFA
 over UTF-8 bytes can decide: literals, `.`, escapes (`\\a \\f \\t \\n \\r \\v`,
 octal `\\0`, `\\123`, `\\xHH`, `\\x{H...}`, escaped punctuation, `\\Q...\\E`),
 the classes `\\d \\D \\s \\S \\w \\W` and `[...]` with ranges, negation and
-`[:alpha:]`-style POSIX classes (all ASCII, as in RE2), `\\C` (any byte),
+`[:alpha:]`-style POSIX classes (all ASCII, as in RE2), the Unicode general
+categories `\\pL \\p{Lu} \\p{^Lu} \\PL` and `\\p{Any}`, `\\C` (any byte),
 groups `( )`, `(?: )`, `(?P<name> )`, `(?<name> )`, alternation, the greedy and
 lazy repeats `* + ? {n} {n,} {n,m}` (lazy ones match the same strings in a full
 match), the assertions `^ $ \\A \\z \\b \\B`, and the flags `i m s U` in
@@ -14,9 +15,10 @@ match), the assertions `^ $ \\A \\z \\b \\B`, and the flags `i m s U` in
 
 Invalid patterns (what RE2 itself rejects: unbalanced parentheses or brackets,
 a repeat of nothing or of a repeat, `a{3,2}`, counts above 1000, backreferences,
-look-around, unknown escapes) raise `OnnxcError`; `\\p{...}` Unicode classes,
-valid in RE2 but not compiled here, raise `UnsupportedError`. Both messages are
-one line naming the pattern and the construct.
+look-around, unknown escapes) raise `OnnxcError`; Unicode script classes such
+as `\\p{Greek}`, valid in RE2 but not compiled here, raise `UnsupportedError`
+(as does a class name neither knows). Both messages are one line naming the
+pattern and the construct.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from onnxc.regex_chars import (
     fold,
     negate,
     normalise,
+    unicode_category,
 )
 
 MAX_REPEAT = 1000
@@ -160,8 +163,8 @@ class _Parser:
     def invalid(self, why: str) -> OnnxcError:
         return OnnxcError(f"invalid regex pattern {self.pattern!r}: {why}")
 
-    def unsupported(self, what: str) -> UnsupportedError:
-        return UnsupportedError(f"regex pattern {self.pattern!r}: {what} is not supported")
+    def unsupported(self, what: str, note: str = "") -> UnsupportedError:
+        return UnsupportedError(f"regex pattern {self.pattern!r}: {what} is not supported{note}")
 
     def peek(self, text: str | tuple[str, ...]) -> bool:
         return self.pattern.startswith(text, self.pos)
@@ -340,15 +343,33 @@ class _Parser:
         first under `i`, as RE2 does, then negated); None at any other."""
         letter = self.pattern[self.pos]
         if letter in "pP":
-            end = self.pattern.find("}", self.pos) if self.peek(letter + "{") else self.pos + 1
-            if end < 0:
-                raise self.invalid(f"missing }} in \\{letter}{{")
-            raise self.unsupported(f"the Unicode class \\{self.pattern[self.pos : end + 1]}")
+            return self.unicode_class()
         if letter.lower() not in PERL_CLASSES:
             return None
         self.pos += 1
         ranges = self.chars(PERL_CLASSES[letter.lower()]).ranges
         return negate(ranges) if letter.isupper() else ranges
+
+    def unicode_class(self) -> Ranges:
+        """At the letter of `\\pL`, `\\p{Lu}`, `\\p{^Lu}`, `\\PL`: its code
+        points (a general category, or Any)."""
+        start, letter = self.pos - 1, self.pattern[self.pos]
+        self.pos += 1
+        if self.eat("{"):
+            end = self.pattern.find("}", self.pos)
+            if end < 0:
+                raise self.invalid(f"missing }} in \\{letter}{{")
+            name, self.pos = self.pattern[self.pos : end], end + 1
+        else:
+            name = self.next_char(f"\\{letter} without a class name")
+        ranges = unicode_category(name.removeprefix("^"))
+        if ranges is None:
+            raise self.unsupported(
+                f"the Unicode class {self.pattern[start : self.pos]}",
+                " (only general categories such as \\p{Lu}, and \\p{Any}, are)",
+            )
+        ranges = self.chars(ranges).ranges
+        return negate(ranges) if (letter == "P") != name.startswith("^") else ranges
 
     def escaped_char(self) -> int:
         """At the character after a `\\`: the code point it escapes."""

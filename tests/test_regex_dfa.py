@@ -20,6 +20,8 @@ import random
 import re
 import shutil
 import subprocess
+import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -361,6 +363,7 @@ INVALID = [
     (r"a\xg0", "bad hex escape at offset 1"),
     (r"\x{}", "bad hex escape at offset 0"),
     (r"\p{Greek", r"missing } in \p{"),
+    (r"a\P", r"\P without a class name"),
 ]
 
 
@@ -374,8 +377,9 @@ def test_invalid_patterns(pattern: str, why: str) -> None:
 
 UNSUPPORTED = [
     (r"\p{Greek}", r"the Unicode class \p{Greek}"),
-    (r"a\pL", r"the Unicode class \pL"),
-    (r"[\PN]", r"the Unicode class \PN"),
+    (r"a\p{^Han}", r"the Unicode class \p{^Han}"),
+    (r"[\PX]", r"the Unicode class \PX"),
+    (r"\p{Cn}", r"the Unicode class \p{Cn}"),
 ]
 
 
@@ -383,7 +387,52 @@ UNSUPPORTED = [
 def test_unsupported_patterns(pattern: str, what: str) -> None:
     with pytest.raises(UnsupportedError) as error:
         compile_regex(pattern)
-    assert str(error.value) == f"regex pattern {pattern!r}: {what} is not supported"
+    assert str(error.value) == (
+        f"regex pattern {pattern!r}: {what} is not supported"
+        r" (only general categories such as \p{Lu}, and \p{Any}, are)"
+    )
+
+
+CATEGORY_CASES: list[tuple[str, Callable[[str], bool]]] = [
+    (r"\pL", lambda c: unicodedata.category(c)[0] == "L"),
+    (r"\p{Lu}", lambda c: unicodedata.category(c) == "Lu"),
+    (r"\PL", lambda c: unicodedata.category(c)[0] != "L"),
+    (r"\p{^Nd}", lambda c: unicodedata.category(c) != "Nd"),
+    (r"\P{^Nd}", lambda c: unicodedata.category(c) == "Nd"),
+    (r"\p{C}", lambda c: unicodedata.category(c)[0] == "C" and unicodedata.category(c) != "Cn"),
+    (r"[\p{Zs}\p{Mn}x]", lambda c: unicodedata.category(c) in ("Zs", "Mn") or c == "x"),
+    (r"\p{Any}", lambda c: True),
+]
+
+
+@pytest.mark.parametrize(("pattern", "holds"), CATEGORY_CASES, ids=[p for p, _ in CATEGORY_CASES])
+def test_unicode_categories(pattern: str, holds: Callable[[str], bool]) -> None:
+    """Python's `re` has no `\\p`: each class is checked against
+    `unicodedata` on code points drawn from all of Unicode."""
+    dfa = compile_regex(pattern)
+    rng = random.Random(5)
+    tops = [rng.choice((0xFF, 0x7FF, 0xFFFF, 0x10FFFF)) for _ in range(4000)]
+    chars = [chr(rng.randint(0, top)) for top in tops] + list("aZ5 _é€😀ǅ\u0300٣ſ\u212a")
+    text = [c for c in chars if not 0xD800 <= ord(c) <= 0xDFFF]
+    wrong = [c for c in text if dfa.full_match(c.encode()) != holds(c)]
+    assert not wrong, f"{len(wrong)} code points disagree, e.g. {wrong[:5]}"
+    assert not dfa.full_match(b"") and not dfa.full_match(b"xx")
+
+
+def test_folded_unicode_categories() -> None:
+    """Under `i` a category holds its letters' case partners; a negated
+    category leaves them out (RE2 folds, then negates)."""
+    upper, not_upper = compile_regex(r"(?i)\p{Lu}"), compile_regex(r"(?i)\P{Lu}")
+    for char, partnered in [
+        ("a", True),
+        ("A", True),
+        ("ǆ", True),
+        ("ſ", True),
+        ("1", False),
+        ("ı", False),
+    ]:
+        assert upper.full_match(char.encode()) == partnered
+        assert not_upper.full_match(char.encode()) != partnered
 
 
 def test_utf8_sequences_spell_exactly_the_range() -> None:
