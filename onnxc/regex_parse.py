@@ -119,7 +119,8 @@ _ASSERT_ESCAPES = {
     "b": Assert.WORD_BOUNDARY,
     "B": Assert.NOT_WORD_BOUNDARY,
 }
-_BRACES = re.compile(r"\{(\d+)(,(\d*))?\}")
+_COUNT = "(0|[1-9][0-9]{0,8})"  # RE2 reads no leading zero, nor ten digits
+_BRACES = re.compile(rf"\{{{_COUNT}(,{_COUNT}?)?\}}")
 _NAME_CATEGORIES = {"Lu", "Ll", "Lt", "Lm", "Lo", "Nl", "Mn", "Mc", "Nd", "Pc"}
 """The Unicode categories RE2 allows in a group name."""
 _OCTAL = "01234567"

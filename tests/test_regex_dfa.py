@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import random
 import re
 import shutil
 import subprocess
+import sys
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,6 +70,11 @@ CASES = [
     Case(r"\Qa.b*\E+c", r"a\.b\*+c", examples=("a.b*c", "a.b**c", "a.bc")),
     Case(r"a{,3}", r"a\{,3\}", examples=("a{,3}", "aaa")),
     Case(r"a{x}]}", r"a\{x\}\]\}", examples=("a{x}]}",)),
+    Case(
+        r"a{01}b{٣}c{1234567890}",
+        r"a\{01\}b\{٣\}c\{1234567890\}",
+        examples=("a{01}b{٣}c{1234567890}",),
+    ),
     # Dot and flags.
     Case(".", examples=("a", "\n", "é", "😀", "ab", "")),
     Case("(?s).", flags=re.ASCII | re.DOTALL, examples=("\n", "😀")),
@@ -306,8 +313,23 @@ def test_tables_are_minimal_and_numbered() -> None:
 
 
 def test_deterministic() -> None:
-    for case in CASES[:4]:
-        assert compile_regex(case.re2) == compile_regex(case.re2)
+    """The same tables in processes with different string hashing."""
+    patterns = [case.re2 for case in CASES[:4]] + [r"(?im)^\bk\B.$", r"\pL+\d"]
+    script = (
+        "import sys; from onnxc.regex_dfa import compile_regex; "
+        "print([compile_regex(p) for p in sys.argv[1:]])"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script, *patterns],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert outputs == {f"{[compile_regex(p) for p in patterns]}\n"}
 
 
 def test_state_bound() -> None:
