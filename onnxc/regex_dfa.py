@@ -212,7 +212,8 @@ class _Subsets:
         if kinds:
             cuts.update(_CONTEXT_CUTS)
         self.starts = sorted(cuts)[:-1]
-        self.contexts = [_context(lo) for lo in self.starts]
+        # without assertions the bytes after a state need not be told apart
+        self.contexts = [_context(lo) if kinds else _Context.OTHER for lo in self.starts]
 
         def signature(before: _Context) -> tuple[bool, ...]:
             return tuple(

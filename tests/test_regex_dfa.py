@@ -271,6 +271,40 @@ def test_agrees_with_python_re_and_c(case: Case, c_matcher: ModuleType) -> None:
     assert c_full_match(c_matcher, dfa, raw) == [dfa.full_match(t) for t in raw]
 
 
+CHAR_ATOMS = ["a", "b", "-", "é", ".", r"\d", r"\w", r"\W", "[ab]", "[^a]", "[a-c]"]
+ATOMS = [*CHAR_ATOMS, "^", "$", r"\b", r"\B"]
+
+
+def random_pattern(rng: random.Random, depth: int = 0, repeats: bool = True) -> str:
+    """A random RE2 pattern over constructs Python spells alike (but `$`);
+    no repeat inside a repeat, where Python's backtracking takes exponential
+    time."""
+    choice = rng.randrange(6 if repeats else 4) if depth < 3 else 0
+    if choice <= 1:
+        return rng.choice(ATOMS)
+    if choice == 2:
+        return "".join(random_pattern(rng, depth + 1, repeats) for _ in range(rng.randint(2, 3)))
+    if choice == 3:
+        return "(" + "|".join(random_pattern(rng, depth + 1, repeats) for _ in range(2)) + ")"
+    item = random_pattern(rng, depth + 1, repeats=False)
+    if item not in CHAR_ATOMS:  # Python repeats neither an assertion nor, unwrapped, a sequence
+        item = f"(?:{item})"
+    low = rng.randint(0, 2)
+    return item + rng.choice(["*", "+", "?", f"{{{low}}}", f"{{{low},}}", f"{{{low},3}}"])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_patterns(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(40):
+        pattern = random_pattern(rng)
+        case = Case(pattern, pattern.replace("$", r"\Z"))
+        dfa = compile_regex(pattern)
+        texts = [t for t in strings_for(case, dfa, seed) if t or r"\B" not in pattern]
+        wrong = [t for t in texts if dfa.full_match(t.encode()) != python_matches(case, t)]
+        assert not wrong, f"{pattern!r}: {len(wrong)} of {len(texts)} disagree, e.g. {wrong[:5]}"
+
+
 def test_backend_cases() -> None:
     """The expected outputs of the ONNX backend suite's RegexFullMatch cases."""
     basic = compile_regex(r"www\.[\w.-]+\.\bcom\b")
