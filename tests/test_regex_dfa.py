@@ -32,7 +32,7 @@ import pytest
 
 from onnxc.errors import OnnxcError, UnsupportedError
 from onnxc.regex_chars import ALL, CASED_LIMIT, fold, negate, normalise, utf8_sequences
-from onnxc.regex_dfa import MAX_STATES, Dfa, compile_regex
+from onnxc.regex_dfa import MAX_NFA_STATES, MAX_STATES, Dfa, compile_regex
 from onnxc.runtime_c import runtime_dir
 
 
@@ -366,11 +366,16 @@ def test_deterministic() -> None:
     assert outputs == {f"{[compile_regex(p) for p in patterns]}\n"}
 
 
-def test_state_bound() -> None:
+def test_state_bounds() -> None:
     with pytest.raises(UnsupportedError) as error:
         compile_regex("[ab]*a[ab]{12}")
     assert str(error.value) == (
         f"regex pattern '[ab]*a[ab]{{12}}': its DFA has more than {MAX_STATES} states"
+    )
+    with pytest.raises(UnsupportedError) as error:
+        compile_regex(r"\pL{100}")
+    assert str(error.value) == (
+        f"regex pattern '\\\\pL{{100}}': its NFA has more than {MAX_NFA_STATES} states"
     )
 
 
