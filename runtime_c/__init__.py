@@ -25,6 +25,7 @@ OPTIONAL_SOURCES = {
     "onnxc_image.c": "onnxc_image_decode(",
     "onnxc_strings.h": _STRINGS,
     "onnxc_case.h": _STRINGS,
+    "onnxc_regex.h": _STRINGS,
 }
 """Runtime files shipped only with the models that need them: file name ->
 the text (the start of a call, an include) that a model needing it has.

@@ -6,7 +6,8 @@
  * and their count. The helpers compare strings, write new strings into a
  * byte buffer of the workspace that generated code sized beforehand (from
  * the sizes of what it writes), and split strings as Python's str.split
- * does; none allocates. Case mapping (onnxc_case.h) is a header of its own.
+ * does; none allocates. Case mapping (onnxc_case.h) and RegexFullMatch's
+ * automaton (onnxc_regex.h) are headers of their own, included here.
  *
  * C99: needs only <stddef.h> and <stdint.h>.
  */
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include "onnxc_case.h"
+#include "onnxc_regex.h"
 #include "onnxc_runtime.h"
 
 #ifdef __cplusplus

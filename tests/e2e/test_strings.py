@@ -19,7 +19,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import onnxc
-from onnxc.errors import OnnxcError, RunError
+from onnxc.errors import OnnxcError, RunError, UnsupportedError
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -213,17 +213,37 @@ def test_label_encoder_keys_of_the_wrong_type_are_one_line_errors() -> None:
         onnxc.compile(model)
 
 
+def _text_operators() -> onnx.ModelProto:
+    """Every text operator on one input."""
+    nodes = [
+        helper.make_node("StringConcat", ["x", "x"], ["joined"]),
+        helper.make_node("StringSplit", ["x"], ["pieces", "counts"], delimiter=","),
+        helper.make_node("StringNormalizer", ["x"], ["upper"], case_change_action="UPPER"),
+        helper.make_node("RegexFullMatch", ["x"], ["matches"], pattern=r"\w+@\w+\.com"),
+    ]
+    outputs = [
+        _value("joined", S, [4]),
+        _value("pieces", S, [4, None]),
+        _value("counts", I64, [4]),
+        _value("upper", S, [None]),
+        _value("matches", TensorProto.BOOL, [4]),
+    ]
+    return _model(nodes, [_value("x", S, [4])], outputs)
+
+
 @pytest.mark.parametrize("compiler", ["gcc", "clang", "arm-none-eabi-gcc"])
 def test_string_c_compiles_warning_free(compiler: str, tmp_path: Path) -> None:
     if shutil.which(compiler) is None:
         pytest.skip(f"{compiler} is not installed")
     target = "cortex-m4" if compiler.startswith("arm") else "host"
-    onnxc.generate_c(_encoders(), target=target).write(tmp_path)
+    onnxc.generate_c(_encoders(), target=target).write(tmp_path / "encoders")
+    onnxc.generate_c(_text_operators(), target=target).write(tmp_path / "text")
     flags = ["-mcpu=cortex-m4", "-mthumb"] if target == "cortex-m4" else []
-    for source in sorted(tmp_path.glob("*.c")):
-        if source.name == "onnxc_harness.c":
-            continue
-        command = [compiler, *STRICT, *flags, "-I", str(tmp_path), str(source), "-o", "/dev/null"]
+    sources = [p for p in sorted(tmp_path.glob("*/*.c")) if p.name != "onnxc_harness.c"]
+    assert len(sources) == 2
+    for source in sources:
+        folder = str(source.parent)
+        command = [compiler, *STRICT, *flags, "-I", folder, str(source), "-o", "/dev/null"]
         result = subprocess.run(command, capture_output=True, text=True, check=False)
         assert result.returncode == 0 and not result.stderr, result.stderr
 
@@ -450,3 +470,57 @@ def test_casts_to_and_from_strings_are_one_line_errors() -> None:
         model = _model([node], [_value("x", source, [2])], [_value("y", target, [2])])
         with pytest.raises(OnnxcError, match="casts to and from strings"):
             onnxc.compile(model)
+
+
+REGEX_TEXTS = np.array(
+    [
+        "john.doe@gmail.com",
+        "x@hotmail.com",
+        "not an email",
+        "é@gmail.com",
+        "www.example.com",
+        "www.example.community",
+        "",
+        "a\0b",
+        "ΑΒΓ",
+    ],
+    dtype=object,
+)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}",
+        r"(\W|^)[\w.\-]{0,25}@(yahoo|hotmail|gmail)\.com(\W|$)",
+        r"www\.[\w.-]+\.\bcom\b",
+        r"(?i)WWW\..*",
+        r"\p{Lu}+",
+        r"a.b|",
+        r"[^@]*",
+    ],
+)
+def test_regex_full_match_matches_onnxruntime(pattern: str) -> None:
+    """onnxruntime matches with RE2, the syntax the spec names (\\w is ASCII,
+    "é" is not a word character); onnx.reference uses Python's re."""
+    node = helper.make_node("RegexFullMatch", ["x"], ["y"], pattern=pattern)
+    model = _model([node], [_value("x", S, [9])], [_value("y", TensorProto.BOOL, [9])])
+    _same_as_onnxruntime(model, {"x": REGEX_TEXTS})
+
+
+@pytest.mark.parametrize(
+    ("pattern", "error", "message"),
+    [
+        ("(ab", OnnxcError, r"^node 'RegexFullMatch_0' \(RegexFullMatch\): invalid regex pattern"),
+        (r"(a)\1", OnnxcError, "invalid regex pattern"),
+        (r"\p{Greek}", UnsupportedError, "not supported"),
+    ],
+)
+def test_bad_patterns_are_one_line_errors(pattern: str, error: type, message: str) -> None:
+    node = helper.make_node(
+        "RegexFullMatch", ["x"], ["y"], pattern=pattern, name="RegexFullMatch_0"
+    )
+    model = _model([node], [_value("x", S, [2])], [_value("y", TensorProto.BOOL, [2])])
+    with pytest.raises(error, match=message) as raised:
+        onnxc.compile(model)
+    assert "\n" not in str(raised.value)
