@@ -14,7 +14,6 @@ checked.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import os
 import random
@@ -34,6 +33,7 @@ from onnxc.errors import OnnxcError, UnsupportedError
 from onnxc.regex_chars import ALL, CASED_LIMIT, fold, negate, normalise, utf8_sequences
 from onnxc.regex_dfa import MAX_NFA_STATES, MAX_STATES, Dfa, compile_regex
 from onnxc.runtime_c import runtime_dir
+from tests.runtime_c.drivers import cffi_module
 
 
 @dataclass(frozen=True)
@@ -220,27 +220,13 @@ def strings_for(case: Case, dfa: Dfa, seed: int) -> list[str]:
 @pytest.fixture(scope="module")
 def c_matcher(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     """onnxc_regex_full_match compiled into a cffi extension."""
-    import cffi
-
-    folder = tmp_path_factory.mktemp("regex_c")
-    ffi = cffi.FFI()
-    ffi.cdef(
+    cdef = (
         "int onnxc_regex_full_match(const uint8_t *byte_class, const uint16_t *transitions,"
         " size_t class_count, const uint8_t *accepting, size_t start, const char *data,"
         " size_t size);"
     )
-    ffi.set_source(
-        "_onnxc_regex_test",
-        '#include "onnxc_regex.h"\n',
-        include_dirs=[str(runtime_dir())],
-        extra_compile_args=["-std=c99", "-O2"],
-    )
-    built = ffi.compile(tmpdir=str(folder), verbose=False)
-    spec = importlib.util.spec_from_file_location("_onnxc_regex_test", built)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    folder = tmp_path_factory.mktemp("regex_c")
+    return cffi_module(folder, "_onnxc_regex_test", cdef, '#include "onnxc_regex.h"\n')
 
 
 def c_full_match(c_matcher: ModuleType, dfa: Dfa, texts: list[bytes]) -> list[bool]:

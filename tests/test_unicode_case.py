@@ -19,6 +19,7 @@ import pytest
 from onnxc import unicode_case
 from onnxc.runtime_c import runtime_dir
 from onnxc.unicode_case import change_case, equal_ignoring_case, simple_lower, simple_upper
+from tests.runtime_c.drivers import cffi_module
 
 STRICT = ("-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror")
 
@@ -57,27 +58,7 @@ int main(void) {
 @pytest.fixture(scope="module")
 def case_c(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The header's functions, built into a cffi extension."""
-    import importlib.util
-
-    import cffi
-
-    if shutil.which("cc") is None:
-        pytest.skip("no C compiler")
-    folder = tmp_path_factory.mktemp("case")
-    ffi = cffi.FFI()
-    ffi.cdef(_CDEF)
-    ffi.set_source(
-        "_onnxc_case_test",
-        _SOURCE,
-        include_dirs=[str(runtime_dir())],
-        extra_compile_args=["-O2", "-std=c99"],
-    )
-    built = ffi.compile(tmpdir=str(folder), verbose=False)
-    spec = importlib.util.spec_from_file_location("_onnxc_case_test", built)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return cffi_module(tmp_path_factory.mktemp("case"), "_onnxc_case_test", _CDEF, _SOURCE)
 
 
 def test_header_is_current() -> None:

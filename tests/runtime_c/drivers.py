@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -90,3 +91,28 @@ def float_sweep_wrong(driver: Path, stride: int, special: list[int]) -> int:
     words = run_driver(driver, f"{stride}\n" + "".join(f"{s:x}\n" for s in special))
     assert int(words[0]) == 2**32 // stride + 1 + len(special)
     return int(words[1])
+
+
+def cffi_module(folder: Path, name: str, cdef: str, source: str) -> ModuleType:
+    """`source` (which may include the runtime headers) built with cffi into
+    an extension module `name` in `folder`, declaring `cdef`, and loaded."""
+    import importlib.util
+
+    import cffi
+
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    ffi = cffi.FFI()
+    ffi.cdef(cdef)
+    ffi.set_source(
+        name,
+        source,
+        include_dirs=[str(runtime_dir())],
+        extra_compile_args=["-std=c99", "-O2"],
+    )
+    built = ffi.compile(tmpdir=str(folder), verbose=False)
+    spec = importlib.util.spec_from_file_location(name, built)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
