@@ -125,6 +125,15 @@ def _compare(
             f"(got {list(got.shape)}, expected {list(expected.shape)})"
         )
         return False
+    if got.dtype.kind in "OUS" or expected.dtype.kind in "OUS":  # strings: equal or not
+        texts = [
+            [v.decode() if isinstance(v, bytes) else str(v) for v in a.reshape(-1)]
+            for a in (got, expected)
+        ]
+        differ = sum(a != b for a, b in zip(*texts, strict=True))
+        ok = differ == 0
+        print(f"{name}: {'matches' if ok else 'DOES NOT match'} {what} ({differ} strings differ)")
+        return ok
     got64 = got.astype(np.float64)
     want64 = expected.astype(np.float64)
     ok = bool(np.allclose(got64, want64, rtol=rtol, atol=atol, equal_nan=True))
@@ -168,6 +177,8 @@ def _save_outputs(path: str, outputs: dict[str, np.ndarray]) -> None:
     folder = Path(path)
     for name, value in outputs.items():
         target = folder / f"{name.replace(os.sep, '_')}.npy"
+        if value.dtype == object:  # strings: saved as a numpy str array (no pickle)
+            value = value.astype(str)
         try:
             np.save(target, value, allow_pickle=False)
         except OSError as error:

@@ -6,6 +6,7 @@ import shlex
 
 import numpy as np
 
+from onnxc.element_types import Kind
 from onnxc.emit.runner import TensorSpec
 from onnxc.errors import OnnxcError
 
@@ -23,6 +24,13 @@ def random_input(spec: TensorSpec, known: dict[str, int], rng: np.random.Generat
             f"input '{spec.name}' has free dimension(s) {named}; give their sizes: {hint}"
         )
     dtype = spec.element.numpy_dtype
+    if spec.element.kind is Kind.STRING:  # short lower-case words
+        letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+        words = np.empty(shape, dtype=object)
+        flat = words.reshape(-1)
+        for k in range(flat.size):
+            flat[k] = "".join(rng.choice(letters, size=int(rng.integers(1, 9))))
+        return words
     if dtype.kind == "b":
         return rng.integers(0, 2, size=shape).astype(dtype)
     if dtype.kind in "iu":

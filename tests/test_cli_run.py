@@ -207,3 +207,23 @@ def test_unbounded_dims_hint_is_shell_safe(capsys, tmp_path):
     line = _error_line(capsys, "run", model, "--target", "cortex-m4", "--random")
     assert "'?' is not" in line and "--dim NAME=N" in line
     assert "--dim ?" not in line
+
+
+def test_string_tensors_run_save_and_compare(capsys, tmp_path):
+    """String inputs come from str .npy files or --random (short words);
+    string outputs are printed, saved as str arrays and compared exactly."""
+    model = _save_model(tmp_path / "m.onnx", TensorProto.STRING, [3], op="Identity")
+    words = tmp_path / "x.npy"
+    np.save(words, np.array(["héllo", "", "a b"]))
+    folder = tmp_path / "out"
+    folder.mkdir()
+    code, out, err = _run(capsys, "run", model, "--input", f"x={words}", "--save", str(folder))
+    assert code == 0, err
+    assert "y object[3]" in out
+    assert np.load(folder / "y.npy").tolist() == ["héllo", "", "a b"]
+    code, out, err = _run(capsys, "run", model, "--input", f"x={words}", "--expect", str(words))
+    assert code == 0 and "y: matches" in out, err
+    code, out, _ = _run(capsys, "run", model, "--random", "--compare", "onnxruntime")
+    assert code == 0 and "y: matches onnxruntime (0 strings differ)" in out
+    code, out, _ = _run(capsys, "run", model, "--random", "--expect", str(words))
+    assert code == 1 and "y: DOES NOT match" in out

@@ -41,9 +41,9 @@ Emit = Callable[[Builder, Sequence[SSAValue]], SSAValue]
 """Builds one scalar operation on its operands at the builder's position."""
 
 
-class NoScalarForm(Exception):
-    """A scalar operation has no form for an element kind; the lowering that
-    asked turns this into an error naming the node."""
+class NoScalarForm(UnsupportedError):
+    """A scalar operation has no form for an element kind (arithmetic on
+    strings, say): an error the lowering names the node in."""
 
 
 def kind(t: Attribute) -> Kind:
@@ -314,6 +314,8 @@ def convert(b: Builder, value: SSAValue, target: Attribute) -> SSAValue:
     16-bit float types convert through float. Floats become 4-bit and 2-bit
     integers through int32 and then by dropping high bits (onnx.reference's
     conversion, where ONNX leaves out-of-range values undefined)."""
+    if STRING in (value.type, target) and value.type != target:
+        raise NoScalarForm("conversions between strings and numbers are not compiled")
     source = value.type
     if source == target:
         return value
