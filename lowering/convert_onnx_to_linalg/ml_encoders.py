@@ -30,6 +30,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
 )
 from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, for_range, index, nest
 from onnxc.lowering.convert_onnx_to_linalg.ml_scores import F32, I1, I64, select
+from onnxc.lowering.convert_onnx_to_linalg.sorted_tables import find_row
 from onnxc.lowering.index_arith import Size
 
 
@@ -182,11 +183,32 @@ def _default(op: onnx.OnnxOp, t: Attribute) -> object:
     return int(op.attr("default_int64"))
 
 
+SEARCHED = 8
+"""Key tables longer than this are sorted and bisected, shorter ones scanned."""
+
+
+def _first_of_equals(keys: np.ndarray) -> list[int]:
+    """The positions of `keys` sorted (strings as UTF-8 bytes, the order of
+    `onnxc.string_less`), the first of equal keys only (the one that wins)."""
+
+    def order(k: int) -> tuple[object, int]:
+        key = keys[k]
+        return (str(key).encode() if keys.dtype == object else key.item(), k)
+
+    kept: list[int] = []
+    for k in sorted(range(keys.size), key=order):
+        if not kept or keys[kept[-1]] != keys[k]:  # -0.0 equals 0.0, as in C
+            kept.append(k)
+    return kept
+
+
 class _Encoder(OnnxLowering[onnx.OnnxOp]):
     """A lookup table: each element of the input becomes the value of the
     first equal key, the default otherwise (NaN keys match NaN). Keys and
-    values (the default after them) are constant weights; a search in order
-    finds the position of the value, so numbers and strings share one form."""
+    values (the default after them) are constant weights. Up to `SEARCHED`
+    keys a scan in order finds the position of the value; longer tables are
+    sorted (the first of equal keys kept) and bisected (`sorted_tables`), as
+    are tables of strings and numbers alike, unless a key is NaN."""
 
     def encode(
         self,
@@ -204,18 +226,23 @@ class _Encoder(OnnxLowering[onnx.OnnxOp]):
             raise unsupported(op, f"keys of type {keys.dtype} for an input of {x_type}")
         if (values.dtype == object) != (scalar.kind(y_type) is scalar.Kind.STRING):
             raise unsupported(op, f"values of type {values.dtype} for an output of {y_type}")
+        keys = keys.astype(numpy_dtype(x_type))
+        floats = scalar.kind(x_type) is scalar.Kind.FLOAT
+        has_nan = floats and bool(np.isnan(keys.astype(np.float64)).any())
+        bisect = keys.size > SEARCHED and not has_nan
+        if bisect:
+            kept = _first_of_equals(keys)
+            keys, values = keys[kept], values[kept]
         table = np.append(values.astype(numpy_dtype(y_type)), np.asarray([default], values.dtype))
-        key_table = weight(rewriter, op, keys.astype(numpy_dtype(x_type)), x_type, "keys")
+        shape = (keys.size, 1) if bisect else (keys.size,)
+        key_table = weight(rewriter, op, keys.reshape(shape), x_type, "keys")
         value_table = weight(rewriter, op, table.astype(numpy_dtype(y_type)), y_type, "values")
         sizes = self.shapes.sizes(x_value)
         y = self.result_buffer(rewriter, y_value, sizes)
         x = buffer_of(rewriter, x_value)
-        floats = scalar.kind(x_type) is scalar.Kind.FLOAT
-        has_nan = floats and bool(np.isnan(keys.astype(np.float64)).any())
         count = keys.size
 
-        def element(b: Builder, at: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
-            value = b.insert(memref.LoadOp.get(x, at)).res
+        def scan(b: Builder, value: SSAValue) -> SSAValue:
             missing = index(b, count)
 
             def search(b: Builder, k: SSAValue, state: list[SSAValue]) -> list[SSAValue]:
@@ -228,6 +255,15 @@ class _Encoder(OnnxLowering[onnx.OnnxOp]):
                 return [select(b, scalar.AND(b, hit, first), k, state[0])]
 
             (found,) = for_range(b, 0, count, [missing], search)
+            return found
+
+        def element(b: Builder, at: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
+            value = b.insert(memref.LoadOp.get(x, at)).res
+            if bisect:
+                equal, row = find_row(b, [value], key_table, count)
+                found = select(b, equal, row, index(b, count))
+            else:
+                found = scan(b, value)
             result = b.insert(memref.LoadOp.get(value_table, [found])).res
             b.insert(memref.StoreOp.get(result, y, at))
             return []

@@ -49,8 +49,8 @@ from onnxc.lowering.convert_onnx_to_linalg.ml_scores import (
     I32,
     Samples,
     samples,
-    select,
 )
+from onnxc.lowering.convert_onnx_to_linalg.sorted_tables import find_row
 
 MODES = ("TF", "IDF", "TFIDF")
 
@@ -133,46 +133,6 @@ def _table(grams: list[tuple[object, ...]], tokens: Attribute, length: int) -> n
     return np.asarray(grams, numpy_dtype(tokens)).reshape(-1, length)
 
 
-def _below(b: Builder, window: list[SSAValue], tokens: SSAValue, row: SSAValue) -> SSAValue:
-    """Whether `window` is lexicographically before row `row` of `tokens`."""
-    below: SSAValue | None = None
-    for j in reversed(range(len(window))):
-        token = b.insert(memref.LoadOp.get(tokens, [row, index(b, j)])).res
-        less = scalar.LESS(b, window[j], token)
-        if below is not None:
-            below = scalar.OR(b, less, scalar.AND(b, scalar.EQUAL(b, window[j], token), below))
-        else:
-            below = less
-    assert below is not None
-    return below
-
-
-def _match(
-    b: Builder, window: list[SSAValue], tokens: SSAValue, count: int
-) -> tuple[SSAValue, SSAValue]:
-    """(whether `window` is a row of `tokens` ([count, n], sorted), that row):
-    a bisection keeping tokens[lo] <= window < tokens[hi], hi = count standing
-    for past the end, then one equality test."""
-
-    def halve(b: Builder, _: SSAValue, bounds: list[SSAValue]) -> list[SSAValue]:
-        lo, hi = bounds
-        middle = b.insert(arith.DivSIOp(b.insert(arith.AddiOp(lo, hi)).result, index(b, 2))).result
-        below = _below(b, window, tokens, middle)
-        return [select(b, below, lo, middle), select(b, below, middle, hi)]
-
-    steps = (count - 1).bit_length()
-    lo = index(b, 0)
-    if steps:
-        lo, _ = for_range(b, 0, steps, [lo, index(b, count)], halve)
-    equal: SSAValue | None = None
-    for j, value in enumerate(window):
-        token = b.insert(memref.LoadOp.get(tokens, [lo, index(b, j)])).res
-        same = scalar.EQUAL(b, value, token)
-        equal = same if equal is None else scalar.AND(b, equal, same)
-    assert equal is not None
-    return equal, lo
-
-
 @dataclass
 class _Table:
     """One length's `_Grams` as constant buffers (`weights` None: all 1)."""
@@ -197,7 +157,7 @@ def _look_up(b: Builder, x: Samples, table: _Table, out: _Output, s: SSAValue, d
     """Updates Y for the window of `table`'s length at start s, skip
     distance d, when it is one of the table's n-grams."""
     window = [_token(b, x, out.row, s, d, j) for j in range(table.length)]
-    equal, found = _match(b, window, table.tokens, table.count)
+    equal, found = find_row(b, window, table.tokens, table.count)
 
     def update(b: Builder) -> None:
         place = b.insert(memref.LoadOp.get(table.columns, [found])).res

@@ -183,3 +183,40 @@ def test_zipmap_output_is_a_list_of_dicts(name: str, strings: bool) -> None:
         assert list(mine) == list(theirs)  # the same keys, in the same order
         difference = max(abs(mine[k] - theirs[k]) for k in theirs)
         assert difference <= PROBABILITY_TOLERANCE
+
+
+CATEGORIES = np.stack(
+    [
+        np.random.default_rng(3).choice(["red", "grün", "blue", ""], 160),
+        np.random.default_rng(4).choice(["S", "M", "L"], 160),
+    ],
+    axis=1,
+).astype(object)
+"""Two string features: categories of colour (non-ASCII and empty among
+them) and of size."""
+
+
+@pytest.mark.parametrize("encoder", ["one_hot", "ordinal"])
+@pytest.mark.parametrize("name", ["logistic_regression", "random_forest"])
+def test_pipeline_on_string_features_matches_onnxruntime(encoder: str, name: str) -> None:
+    """A pipeline that takes strings: OneHotEncoder (onnx_ml.OneHotEncoder on
+    cats_strings) or OrdinalEncoder (LabelEncoder from strings), then a
+    classifier with string labels."""
+    from skl2onnx.common.data_types import StringTensorType
+    from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
+
+    labels = NAMES[((CATEGORIES[:, 0] == "red") ^ (CATEGORIES[:, 1] == "M")).astype(int)]
+    first = OneHotEncoder(handle_unknown="ignore") if encoder == "one_hot" else OrdinalEncoder()
+    model = make_pipeline(first, CLASSIFIERS[name]()).fit(CATEGORIES, labels)
+    proto = skl2onnx.to_onnx(
+        model,
+        initial_types=[("x", StringTensorType([None, 2]))],
+        target_opset={"": 17, "ai.onnx.ml": 3},
+        options={id(model.steps[-1][1]): {"zipmap": False}},
+    )
+    feed = {"x": CATEGORIES[:40]}
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    wanted_labels, wanted = session.run(None, feed)
+    got_labels, got = onnxc.compile(proto, name=f"strings_{encoder}_{name}").run(feed).values()
+    assert got_labels.tolist() == wanted_labels.tolist()
+    assert np.abs(got - wanted).max() <= PROBABILITY_TOLERANCE

@@ -524,3 +524,37 @@ def test_bad_patterns_are_one_line_errors(pattern: str, error: type, message: st
     with pytest.raises(error, match=message) as raised:
         onnxc.compile(model)
     assert "\n" not in str(raised.value)
+
+
+def test_long_key_tables_are_bisected_like_a_scan() -> None:
+    """More than `SEARCHED` keys are sorted (strings as UTF-8 bytes) and
+    bisected: the first of duplicate keys still wins, -0.0 finds 0.0, NaN
+    finds nothing, as onnxruntime answers."""
+    rng = np.random.default_rng(1)
+    words = [f"w{k}{'é' if k % 3 else ''}" for k in range(40)] + ["", "Z", "a", "w3é", "a"]
+    floats = [float(v) for v in rng.integers(-20, 20, 30)] + [0.0, -0.0, 2.5]
+    nodes = [
+        helper.make_node(
+            "LabelEncoder",
+            ["x"],
+            ["y"],
+            domain="ai.onnx.ml",
+            keys_strings=words,
+            values_int64s=list(range(len(words))),
+            default_int64=-7,
+        ),
+        helper.make_node(
+            "LabelEncoder",
+            ["f"],
+            ["g"],
+            domain="ai.onnx.ml",
+            keys_floats=floats,
+            values_strings=[f"v{k}" for k in range(len(floats))],
+            default_string="none",
+        ),
+    ]
+    inputs = [_value("x", S, [60]), _value("f", F, [50])]
+    model = _model(nodes, inputs, [_value("y", I64, [60]), _value("g", S, [50])], ml=True)
+    x = np.array(list(rng.choice([*words, "nope", "W1"], 60)), dtype=object)
+    f = np.concatenate([rng.integers(-25, 25, 45), [0.0, -0.0, 2.5, np.nan, 1.5]])
+    _same_as_onnxruntime(model, {"x": x, "f": f.astype(np.float32)})

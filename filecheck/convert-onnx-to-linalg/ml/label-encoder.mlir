@@ -39,3 +39,25 @@ func.func @strings(%x: tensor<3x!onnxc.string>) -> tensor<3x!onnxc.string> {
   %y = "onnx_ml.LabelEncoder"(%x) <{keys_strings = ["cat", "dog"], values_strings = ["Katze", "Hund"]}> {onnx_node_name = "strings"} : (tensor<3x!onnxc.string>) -> tensor<3x!onnxc.string>
   func.return %y : tensor<3x!onnxc.string>
 }
+
+// -----
+
+// More than eight keys are sorted, the first of equal keys kept (1 -> 1, not
+// 9), and bisected: ceil(log2 9) = 4 halvings, then one equality test.
+
+// CHECK-DAG:   "memref.global"() <{sym_name = "bisected_values", type = memref<10xi64>, initial_value = dense<[1, 3, 5, 7, 8, 6, 4, 2, 0, -1]> : memref<10xi64>
+// CHECK-DAG:   "memref.global"() <{sym_name = "bisected_keys", type = memref<9x1xi64>, initial_value = dense<{{\[}}[1], [2], [3], [4], [5], [6], [7], [8], [9]]> : memref<9x1xi64>
+// CHECK-LABEL: func.func @bisected(
+// CHECK:           %[[STEPS:.*]] = arith.constant 4 : index
+// CHECK:           %[[LO:.*]], %{{.*}} = scf.for %{{.*}} = %{{.*}} to %[[STEPS]] step %{{.*}} iter_args
+// CHECK:             arith.cmpi slt
+// CHECK:           %[[KEY:.*]] = memref.load %{{.*}}[%[[LO]], %{{.*}}] : memref<9x1xi64>
+// CHECK-NEXT:      %[[EQUAL:.*]] = arith.cmpi eq, %{{.*}}, %[[KEY]] : i64
+// CHECK-NEXT:      %[[MISSING:.*]] = arith.constant 9 : index
+// CHECK-NEXT:      %[[AT:.*]] = arith.select %[[EQUAL]], %[[LO]], %[[MISSING]] : index
+// CHECK-NEXT:      %{{.*}} = memref.load %{{.*}}[%[[AT]]] : memref<10xi64>
+
+func.func @bisected(%x: tensor<3xi64>) -> tensor<3xi64> {
+  %y = "onnx_ml.LabelEncoder"(%x) <{keys_int64s = array<i64: 9, 1, 8, 2, 7, 3, 6, 4, 5, 1>, values_int64s = array<i64: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9>}> {onnx_node_name = "bisected"} : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %y : tensor<3xi64>
+}
