@@ -85,7 +85,10 @@ class InputOp(_BindingOp):
 
     name = "onnxc.input"
 
-    traits = traits_def(Pure())
+    # It reads the caller's sizes and may stop the model (a size above its
+    # bound): kept even where the input's values are not read (an input read
+    # only for its length), so the C interface still binds its dimensions.
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
 
 @irdl_op_definition
