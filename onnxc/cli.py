@@ -72,8 +72,9 @@ def _compile_command(args: argparse.Namespace) -> int:
         print()
         return 0
     from onnxc.report import StageFigures, make_report
+    from onnxc.targets import get_target
 
-    seen = StageFigures()
+    seen = StageFigures(pointer_bytes=get_target(options.target).pointer_bytes)
     wants_report = args.report or args.report_html is not None
     generated = generate_with(
         args.model, options, on_stage=seen if wants_report else None, progress=progress

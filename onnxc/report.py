@@ -44,6 +44,7 @@ from onnxc.arena_map import ArenaMap, arena_buffers
 from onnxc.containers import ShapeArgument
 from onnxc.dialects.dims import dims_of
 from onnxc.dialects.onnx import ConstantOp, OnnxOp, element_type_name
+from onnxc.dialects.onnxc_strings import StringGlobalOp
 from onnxc.errors import OnnxcError, UnsupportedError
 from onnxc.importer import ModelLike
 from onnxc.ir_names import MEMORY as MEMORY_ATTR
@@ -235,8 +236,11 @@ def memory_plan(loops_module: ModuleOp) -> dict[str, int]:
     return {k: v.value.data for k, v in plan.data.items() if isinstance(v, IntegerAttr)}
 
 
-def flash_weight_bytes(loops_module: ModuleOp) -> int:
-    """Bytes of the constant `memref.global`s (the weights), as the C stores them."""
+def flash_weight_bytes(loops_module: ModuleOp, pointer_bytes: int = 8) -> int:
+    """Bytes of the constant `memref.global`s (the weights), as the C stores
+    them, and of the string constants: an `onnxc_string` record (a pointer
+    and a size_t of `pointer_bytes` each) per element, and its bytes with
+    their terminating NUL."""
     total = 0
     for op in loops_module.ops:
         if isinstance(op, memref.GlobalOp) and op.constant is not None:
@@ -244,6 +248,10 @@ def flash_weight_bytes(loops_module: ModuleOp) -> int:
             assert isinstance(memref_type, MemRefType)
             row = element_types.row_of(memref_type.element_type)
             total += row.storage_bytes(prod(memref_type.get_shape()))
+        elif isinstance(op, StringGlobalOp):
+            strings = op.initial_value.strings()
+            total += 2 * pointer_bytes * len(strings)
+            total += sum(len(text.encode()) + 1 for text in strings)
     return total
 
 
@@ -345,6 +353,8 @@ class StageFigures:
     plan: dict[str, int] = field(default_factory=dict[str, int])
     weights: int = 0
     arena: ArenaMap = field(default_factory=lambda: ArenaMap([], [""]))
+    pointer_bytes: int = 8
+    """The target's pointer size (string constants' records)."""
 
     def __call__(self, stage: str, module: ModuleOp) -> None:
         if stage == "onnx":
@@ -357,7 +367,7 @@ class StageFigures:
             self.arena = arena_buffers(module)
         elif stage == "loops":
             self.plan = memory_plan(module)
-            self.weights = flash_weight_bytes(module)
+            self.weights = flash_weight_bytes(module, self.pointer_bytes)
 
 
 def build_report(
@@ -373,7 +383,7 @@ def build_report(
     table and onnx-level bounds after the onnx stage, the memory plan and the
     weights after the loops stage (one compilation, observed through
     `on_stage`); with `measure_code` the C is compiled with `target`'s compiler."""
-    seen = StageFigures()
+    seen = StageFigures(pointer_bytes=get_target(target).pointer_bytes)
     options = CompileOptions.make(dims=dims, shapes=shapes, name=name, target=target)
     generated = generate_with(model, options, on_stage=seen)
     return make_report(generated, seen, target, measure_code=measure_code)

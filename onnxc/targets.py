@@ -9,6 +9,7 @@ reads this table.
 from __future__ import annotations
 
 import functools
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,6 +85,12 @@ class Target:
     @property
     def is_host(self) -> bool:
         return not self.emulator
+
+    @property
+    def pointer_bytes(self) -> int:
+        """The size of a data pointer (and of size_t): the host's, or 4 on
+        the 32-bit microcontrollers."""
+        return struct.calcsize("P") if self.is_host else 4
 
     def link_flags(self) -> tuple[str, ...]:
         """Linker flags placing flash, RAM and the stack where the board has them."""
