@@ -74,6 +74,7 @@ from onnxc.errors import OnnxcError, UnsupportedError
 from onnxc.ir_names import DIMS, INPUT_NAMES, MAX_DIMS, ONNX_NODE_NAME, OUTPUT_NAMES
 from onnxc.lowering.onnx_export import SMALL_CONSTANT
 from onnxc.lowering.onnx_fold_constants import MAX_ROUNDS, NON_DETERMINISTIC
+from onnxc.scan_batches import restore_scans, unbatch_scans
 from onnxc.static_sequences import fix_shape, resolve_containers, tensor_shapes, value_shapes
 from onnxc.subgraph_types import SHAPE_LIKE, copy_outer_constants, type_body_inputs
 
@@ -220,6 +221,7 @@ def prepare_model(
     elif opset < onnx_dialect.TARGET_OPSET:
         if opset < 7:
             _unsqueeze_channel_slopes(model)
+        pending = opset < 9 and unbatch_scans(model)
         try:
             model = onnx.version_converter.convert_version(model, onnx_dialect.TARGET_OPSET)
         except Exception as error:
@@ -227,6 +229,8 @@ def prepare_model(
                 f"cannot upgrade the model from opset {opset} to "
                 f"{onnx_dialect.TARGET_OPSET}: {_first_line(error)}"
             ) from None
+        if pending:
+            restore_scans(model, onnx_dialect.TARGET_OPSET)
     elif opset > onnx_dialect.TARGET_OPSET:
         raise OnnxcError(
             f"the model uses opset {opset}; onnxc supports up to {onnx_dialect.TARGET_OPSET}"
