@@ -96,6 +96,8 @@ def _gather(container: Container | str, outputs: Mapping[str, Any]) -> Any:
         return [dict(zip(container.keys, row.tolist(), strict=True)) for row in rows]
     if isinstance(container, Seq):
         return [outputs[t] for t in container.items]
+    if container.present is not None and not bool(outputs[container.present]):
+        return None  # empty at run time
     return None if container.value is None else _gather(container.value, outputs)
 
 
@@ -115,7 +117,7 @@ def _plain(container: Container | str | None) -> Any:
         return {"maps": container.values, "keys": list(container.keys)}
     if isinstance(container, Seq):
         return {"sequence": list(container.items)}
-    return {"optional": _plain(container.value)}
+    return {"optional": _plain(container.value), "present": container.present}
 
 
 def from_plain(plain: Mapping[str, Any]) -> Containers:
@@ -137,4 +139,5 @@ def _container(plain: Any) -> Container | str | None:
     value = _container(plain["optional"])
     if isinstance(value, Opt | Maps):
         raise TypeError("an optional of an optional or of maps")
-    return Opt(value)
+    present = plain.get("present")
+    return Opt(value, None if present is None else str(present))

@@ -20,6 +20,7 @@ __all__ = [
     "ShapeArgument",
     "Value",
     "input_shape",
+    "presence_flags",
     "rebuilt",
     "structure",
     "tensor_names",
@@ -59,9 +60,13 @@ class Seq:
 
 @dataclass(frozen=True)
 class Opt:
-    """An optional known at compile time: its value, or None when empty."""
+    """An optional: its value, or None when empty. Where only the run
+    decides (an If whose branches differ in presence), `present` names a
+    bool scalar tensor telling whether it holds its value (the tensors of
+    `value` then hold zeros when it does not)."""
 
     value: str | Seq | None
+    present: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,7 +127,14 @@ def tensor_names(value: Value | None) -> list[str]:
         return list(value.items)
     if isinstance(value, Maps):
         return [value.values]
-    return tensor_names(value.value)
+    return [*tensor_names(value.value), *([value.present] if value.present else [])]
+
+
+def presence_flags(value: Value | None) -> set[str]:
+    """The run-time presence flags among `value`'s tensors (bool scalars)."""
+    if isinstance(value, Opt):
+        return {value.present} if value.present else set()
+    return set()
 
 
 def rebuilt(shape: Value, names: Iterator[str]) -> Value:
@@ -135,4 +147,4 @@ def rebuilt(shape: Value, names: Iterator[str]) -> Value:
         return Maps(next(names), shape.keys)
     inner = None if shape.value is None else rebuilt(shape.value, names)
     assert not isinstance(inner, Opt | Maps)  # an optional holds a tensor or a sequence
-    return Opt(inner)
+    return Opt(inner, next(names) if shape.present else None)

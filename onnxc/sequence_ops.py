@@ -215,9 +215,11 @@ def _optional(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
 
 
 def _optional_has_element(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
-    present = bool(node.input and node.input[0]) and not (
-        isinstance(read[0], Opt) and read[0].value is None
-    )
+    given = bool(node.input and node.input[0])
+    if given and isinstance(read[0], Opt) and read[0].present is not None:
+        r.emit("Identity", [read[0].present], node.output[0])  # known at run time
+        return
+    present = given and not (isinstance(read[0], Opt) and read[0].value is None)
     r.emit_constant(np.array(present), node.output[0])
 
 

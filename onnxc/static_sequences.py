@@ -1,4 +1,5 @@
-"""Sequences and optionals resolved at compile time.
+"""Sequences and optionals resolved at compile time (and optionals' presence
+decided at run time).
 
 onnxc compiles a sequence whose length is known at compile time, and an
 optional whose presence is, into the tensors they hold: the importer, on the
@@ -19,9 +20,13 @@ into one copy of its body per element). What makes the length known:
 A sequence graph input becomes one tensor input per element, named `s[0]`,
 `s[1]`, ..., and a sequence graph output one tensor output per element; an
 absent optional output has no tensor (see `Containers`: Python's `run` groups
-them back). What needs a run-time representation (a sequence whose length
-depends on data, as in a Loop that inserts once per iteration, or an optional
-an If makes present in one branch only) is refused, naming the node and why.
+them back). An optional that an If makes present in one branch only is
+followed with its presence as a bool tensor the branches set (`Opt.present`;
+the empty branch yields zeros of the value's static shape), which
+OptionalHasElement reads and a graph output gains as a tensor output
+`NAME?present`. What needs a run-time sequence (a length that depends on
+data, as in a Loop that inserts once per iteration) is refused, naming the
+node and why.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from onnxc import element_types
 from onnxc.constant_branches import all_names, fresh_name
 from onnxc.containers import (
     Container,
@@ -44,11 +50,13 @@ from onnxc.containers import (
     ShapeArgument,
     Value,
     input_shape,
+    presence_flags,
     rebuilt,
     structure,
     tensor_names,
 )
 from onnxc.dialects.onnx import TARGET_OPSET
+from onnxc.element_types import Kind
 from onnxc.errors import OnnxcError
 from onnxc.loop_unrolling import MAX_TRIPS, unroll
 from onnxc.sequence_ops import HANDLERS, RESOLVED_OPS, node_label
@@ -243,8 +251,16 @@ class Resolver:
             if found.value is None:
                 return found
             if isinstance(found.value, Seq):
-                return Opt(self._output_container(name, found.value, outputs))  # type: ignore[arg-type]
-            return Opt(self._output_tensor(name, found.value, outputs))
+                inner = self._output_container(name, found.value, outputs)
+            else:
+                inner = self._output_tensor(name, found.value, outputs)
+            assert isinstance(inner, str | Seq)
+            present = None
+            if found.present is not None:  # a bool output beside the value's tensors
+                element, self.element = self.element, onnx.TensorProto.BOOL
+                present = self._output_tensor(f"{name}?present", found.present, outputs)
+                self.element = element
+            return Opt(inner, present)
         names = [
             self._output_tensor(f"{name}[{index}]", item, outputs)
             for index, item in enumerate(found.items)
@@ -327,6 +343,8 @@ class Resolver:
             yielded.append([inner.values.get(v.name, v.name) for v in body.output])
         if all(isinstance(v, str) for values in yielded for v in values):
             return
+        if node.op_type == "If":
+            self._align_presence(node, yielded)
         shapes = (
             {structure(v) for v in zip(*yielded, strict=True)} if node.op_type == "If" else set()
         )
@@ -337,6 +355,64 @@ class Resolver:
                 "compile time and has no run-time sequence yet"
             )
         self._split_branch_outputs(node, yielded)
+
+    def _align_presence(self, node: onnx.NodeProto, yielded: list[list[Value]]) -> None:
+        """Where the If's branches yield an optional that is empty in one and
+        holds a value in the other, make its presence a run-time flag: each
+        branch yields the flag (a constant), and the empty one zeros of the
+        value's static shapes, read from the If output's declared type."""
+        branches = [a.g for a in node.attribute if a.type == onnx.AttributeProto.GRAPH]
+        for index, output in enumerate(node.output):
+            values = [branch_values[index] for branch_values in yielded]
+            if not all(isinstance(v, Opt) for v in values):
+                continue
+            options = [v for v in values if isinstance(v, Opt)]
+            held = [v.value for v in options if v.value is not None]
+            if not held or (len(held) == len(options) and all(o.present is None for o in options)):
+                continue  # the same presence in every branch, known now
+            zeros = self._zeros(node, output, held[0])
+            for k, (branch, option) in enumerate(zip(branches, options, strict=True)):
+                flag = option.present or fresh_name(f"{output}_present", self.taken)
+                if option.present is None:
+                    value = np.array(option.value is not None)
+                    branch.node.append(_constant(flag, value))
+                inner = option.value
+                if inner is None:
+                    names = iter([fresh_name(f"{output}_absent", self.taken) for _ in zeros])
+                    inner = rebuilt(held[0], names)  # type: ignore[assignment]
+                    for name, array in zip(tensor_names(inner), zeros, strict=True):
+                        branch.node.append(_constant(name, array))
+                assert not isinstance(inner, Opt | Maps)
+                yielded[k][index] = Opt(inner, flag)
+
+    def _zeros(self, node: onnx.NodeProto, output: str, value: str | Seq) -> list[np.ndarray]:
+        """Zeros of the tensors of `value` (an optional's value) as the If
+        output's declared type gives them: a tensor, or a sequence of
+        tensors of one type; an error where that type has no static shape."""
+        declared = self.types.get(output)
+        tensor = declared
+        while tensor is not None and tensor.WhichOneof("value") in (
+            "optional_type",
+            "sequence_type",
+        ):
+            inner = tensor.optional_type if tensor.HasField("optional_type") else None
+            tensor = inner.elem_type if inner is not None else tensor.sequence_type.elem_type
+        shape = None
+        if (
+            tensor is not None
+            and tensor.HasField("tensor_type")
+            and tensor.tensor_type.HasField("shape")
+        ):
+            dims = tensor.tensor_type.shape.dim
+            if all(d.HasField("dim_value") for d in dims):
+                shape = tuple(d.dim_value for d in dims)
+        row = element_types.by_onnx_code(tensor.tensor_type.elem_type) if tensor else None
+        if shape is None or row is None or row.kind is Kind.STRING:
+            raise OnnxcError(
+                f"{node_label(node)}: an optional that only one branch holds needs its "
+                f"value's static shape in the output's declared type, which '{output}' lacks"
+            )
+        return [np.zeros(shape, row.numpy_dtype) for _ in tensor_names(value)]
 
     def _split_branch_outputs(self, node: onnx.NodeProto, yielded: list[list[Value]]) -> None:
         """Give the If `node` one output per tensor of its container outputs."""
@@ -353,7 +429,7 @@ class Resolver:
             self.values[name] = rebuilt(values[0], iter(fresh))
         for branch, values in zip(branches, yielded, strict=True):
             typed = [
-                helper.make_tensor_value_info(t, _element_type(output.type), None)
+                helper.make_tensor_value_info(t, _tensor_type(t, output, value), None)
                 for output, value in zip(branch.output, values, strict=True)
                 for t in tensor_names(value)
             ]
@@ -460,6 +536,20 @@ class Resolver:
                 "time and has no run-time sequence yet"
             )
         return size
+
+
+def _tensor_type(tensor: str, output: onnx.ValueInfoProto, value: Value) -> int:
+    """The element type of `tensor`, one of the tensors of container `value`
+    that stands for `output`: bool for a presence flag."""
+    if tensor in presence_flags(value):
+        return onnx.TensorProto.BOOL
+    return _element_type(output.type)
+
+
+def _constant(name: str, array: np.ndarray) -> onnx.NodeProto:
+    """A Constant node defining `name` as `array`."""
+    value = numpy_helper.from_array(array, name=name)
+    return helper.make_node("Constant", [], [name], name=f"{name}_Constant", value=value)
 
 
 def _element_type(type_proto: onnx.TypeProto) -> int:

@@ -5,6 +5,7 @@ and outputs, and the one-line errors for what needs a run-time sequence."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -309,3 +310,83 @@ def test_loop_carrying_a_sequence_needs_its_trip_count() -> None:
     model = _loop_model(value("trips", TensorProto.INT64, []))
     with pytest.raises(OnnxcError, match="carried through Loop is compiled when the iterations"):
         onnxc.compile(model)
+
+
+def _run_time_optional(size: int | str) -> onnx.ModelProto:
+    """An If whose then-branch makes an empty optional and whose else-branch
+    an optional holding x + 1 (a tensor of `size` elements): its presence is
+    known at run time; `has` reads it, `value` is the optional itself."""
+    then_branch = helper.make_graph(
+        [helper.make_node("Optional", [], ["none"], type=helper.make_tensor_type_proto(F, [size]))],
+        "then",
+        [],
+        [
+            helper.make_value_info(
+                "none", helper.make_optional_type_proto(helper.make_tensor_type_proto(F, [size]))
+            )
+        ],
+    )
+    else_branch = helper.make_graph(
+        [
+            helper.make_node("Add", ["x", "one"], ["plus"]),
+            helper.make_node("Optional", ["plus"], ["some"]),
+        ],
+        "else",
+        [],
+        [
+            helper.make_value_info(
+                "some", helper.make_optional_type_proto(helper.make_tensor_type_proto(F, [size]))
+            )
+        ],
+    )
+    nodes = [
+        helper.make_node("If", ["cond"], ["opt"], then_branch=then_branch, else_branch=else_branch),
+        helper.make_node("OptionalHasElement", ["opt"], ["has"]),
+        helper.make_node("Identity", ["opt"], ["value"]),
+    ]
+    optional = helper.make_optional_type_proto(helper.make_tensor_type_proto(F, [size]))
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [value("cond", TensorProto.BOOL, []), value("x", F, [size])],
+        [value("has", TensorProto.BOOL, []), helper.make_value_info("value", optional)],
+        [numpy_helper.from_array(np.array(1.0, np.float32), "one")],
+        value_info=[helper.make_value_info("opt", optional)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+@pytest.mark.parametrize("cond", [True, False])
+def test_an_optional_one_branch_holds_is_present_at_run_time(cond: bool) -> None:
+    """Its presence becomes a bool flag each branch sets (a C output beside
+    the value's tensors), OptionalHasElement reads it, and run() returns
+    None where it is empty, as onnxruntime does."""
+    model = _run_time_optional(3)
+    feeds = {"cond": np.array(cond), "x": np.array([1, 2, 3], np.float32)}
+    has, wanted = _onnxruntime(model, feeds)
+    got = onnxc.compile(model).run(feeds)
+    assert bool(got["has"]) == bool(has) == (not cond)
+    if wanted is None:
+        assert got["value"] is None
+    else:
+        np.testing.assert_array_equal(got["value"], wanted)
+
+
+def test_an_optional_one_branch_holds_needs_its_static_shape() -> None:
+    with pytest.raises(OnnxcError, match="needs its value's static shape") as error:
+        onnxc.compile(_run_time_optional("N"))
+    assert "\n" not in str(error.value)
+
+
+def test_containers_survive_the_compilation_cache() -> None:
+    """What the cache stores of the containers reads back the same: a
+    sequence, an optional known now, one known at run time, ZipMap's maps."""
+    from onnxc.container_io import from_plain, to_plain
+    from onnxc.containers import Containers, Maps, Opt, Seq
+
+    containers = Containers(
+        {"s": Seq(("s[0]", "s[1]")), "o": Opt(None)},
+        {"p": Opt(Seq(("p[0]",)), "p?present"), "t": Opt("t"), "m": Maps("m", ("a", "b"))},
+        ["fixed"],
+    )
+    assert from_plain(json.loads(json.dumps(to_plain(containers)))) == containers
