@@ -786,10 +786,13 @@ class _GraphImporter:
         formals = list(schema.inputs)
         while len(operands) < len(formals) and formals[len(operands)].option == optional:
             operands.append(self._none())
-        result_types: list[Attribute] = [
-            NoneType() if name == "" else self._value_type(name, "output", label)
-            for name in node.output
-        ]
+        try:
+            result_types: list[Attribute] = [
+                NoneType() if name == "" else self._value_type(name, "output", label)
+                for name in node.output
+            ]
+        except OnnxcError as error:
+            raise OnnxcError(f"{error}{_rank_hint(node)}") from None
         formal_outputs = list(schema.outputs)
         while (
             len(result_types) < len(formal_outputs)
@@ -890,6 +893,16 @@ def _element_type(code: int, what: str) -> Attribute:
             f"{what} has unsupported element type {element_types.onnx_type_name(code)}{why}"
         )
     return row.ir_type
+
+
+def _rank_hint(node: onnx.NodeProto) -> str:
+    """Why an output of `node` may have no rank before run time."""
+    if node.op_type == "Squeeze" and len(node.input) < 2 and not node.attribute:
+        return (
+            " (Squeeze without axes removes every dimension of size 1, and one "
+            "known only at run time may be 1: the rank depends on data; give axes)"
+        )
+    return ""
 
 
 def _ssa_name(name: str) -> str | None:

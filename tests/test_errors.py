@@ -185,3 +185,20 @@ def test_wrong_input_shape_at_run_time():
     model = onnxc.compile(_relu_model(shape=(2, 4)))
     with pytest.raises(OnnxcError, match="input 'x' must have shape \\(2, 4\\)"):
         model.run({"x": np.zeros((4, 2), np.float32)})
+
+
+def test_squeeze_without_axes_of_a_run_time_size_says_why_its_rank_is_unknown():
+    graph = helper.make_graph(
+        [
+            helper.make_node("Squeeze", ["x"], ["y"], name="squeeze"),
+            helper.make_node("Shape", ["y"], ["shape"]),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3])],
+        [helper.make_tensor_value_info("shape", TensorProto.INT64, [None])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    with pytest.raises(
+        OnnxcError, match=r"^node 'squeeze' \(Squeeze\): .* unknown rank .* give axes\)$"
+    ):
+        onnxc.compile(model)
