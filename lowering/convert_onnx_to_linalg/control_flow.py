@@ -22,8 +22,10 @@ into the result buffer when the branch computed it into a buffer of its own.
   true); its trip count is M (0 when the initial condition is false).
   Otherwise `scf.while`, whose `before` region tests the condition (and the
   trip count M if given) and whose `after` region is the body. Scan outputs
-  need a length known before the loop: they are supported with `scf.for` (M
-  rows); with an effective condition they are an `unsupported` error.
+  need a bound on their length: with `scf.for` they are M rows; with an
+  effective condition they are written into M rows of their own, and the rows
+  the run made (the `scf.while`'s result) are copied out after the loop, into
+  outputs whose size comes from data. Without M they are an `unsupported` error.
 - Scan (`scan.py`) -> `scf.for` over the scan axis: each trip copies the slice of every
   scan input (at `scan_input_axes`, read backwards for direction 1) into a
   buffer the body reads, and writes each scan output's slice (at

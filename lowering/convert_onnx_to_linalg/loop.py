@@ -1,6 +1,7 @@
 """`onnx.Loop` -> `scf.for` when its condition cannot change inside the body,
 else `scf.while`; the scheme (buffers, block arguments, finishing the
-`onnx.Yield`) is the one `control_flow.py` describes.
+`onnx.Yield`) is the one `control_flow.py` describes. Scan outputs of a
+`scf.while` fill M rows and keep the rows that ran.
 """
 
 from __future__ import annotations
@@ -86,10 +87,9 @@ class LoopOpLowering(OnnxLowering[onnx.LoopOp]):
             raise unsupported(
                 op, "a loop without a trip count" + (" with scan outputs" if scans else "")
             )
-        if scans and not fixed:
-            raise unsupported(op, "scan outputs of a loop that its condition may end early")
         buffers = [initialised(self.shapes, rewriter, op, v) for v in op.v_initial]
         scan_buffers: list[SSAValue] = []
+        slices: list[list[Size]] = []
         for k in range(scans):
             result = op.results[carried + k]
             value = yield_of(block).values[1 + carried + k]
@@ -100,7 +100,11 @@ class LoopOpLowering(OnnxLowering[onnx.LoopOp]):
             if slice_sizes is None or not isinstance(result.type, TensorType):
                 raise unsupported(op, f"scan output {k} has a size only the body knows")
             assert trips is not None
-            scan_buffers.append(self.result_buffer(rewriter, result, [trips, *slice_sizes]))
+            slices.append(slice_sizes)
+            if fixed:
+                scan_buffers.append(self.result_buffer(rewriter, result, [trips, *slice_sizes]))
+            else:  # rows for every trip M allows; the rows run are copied out after
+                scan_buffers.append(alloc(rewriter, result.type, [trips, *slice_sizes]))
         number = alloc(rewriter, TensorType(i64, []))
         condition = alloc(rewriter, TensorType(i1, []))
         b = Builder(InsertPoint.before(op))
@@ -118,10 +122,37 @@ class LoopOpLowering(OnnxLowering[onnx.LoopOp]):
             loop = _while(b, taken, condition, trips)
         loop.attributes[COMMENT] = comment_for(op)
         rewriter.insert(loop)
-        self.replace(rewriter, op, [*buffers, *scan_buffers])
+        scanned = scan_buffers
+        if not fixed and scans:
+            assert trips is not None
+            ran = shapes.min(loop.results[0], trips)  # the trips run: at most M (a bound)
+            scanned = [
+                self._rows_run(op, rewriter, result, capacity, ran, sizes)
+                for result, capacity, sizes in zip(
+                    op.results[carried:], scan_buffers, slices, strict=True
+                )
+            ]
+        self.replace(rewriter, op, [*buffers, *scanned])
         self.context.finishers.append(
             lambda: _finish_loop(loop, taken, iv, condition, buffers, scan_buffers, fixed)
         )
+
+    def _rows_run(
+        self,
+        op: onnx.LoopOp,
+        rewriter: PatternRewriter,
+        result: SSAValue,
+        capacity: SSAValue,
+        ran: Size,
+        sizes: Sequence[Size],
+    ) -> SSAValue:
+        """The scan output `result` of a loop its condition may end early:
+        the first `ran` rows of `capacity` (one row per trip M allows), in a
+        buffer of the size the run gave."""
+        output = self.result_buffer(rewriter, result, [ran, *sizes])
+        b = Builder(InsertPoint.before(op))
+        copy_elements(b, capacity, output, [ran, *sizes])
+        return output
 
 
 def _while(b: Builder, body: Block, condition: SSAValue, trips: Size | None) -> scf.WhileOp:

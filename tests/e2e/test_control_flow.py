@@ -188,6 +188,39 @@ def loop_while_with_trip_count() -> onnx.ModelProto:
     )  # fmt: skip
 
 
+def loop_while_scanning() -> onnx.ModelProto:
+    """A condition the body computes and scan outputs: one row per trip that
+    ran, which only the run tells (at most n, the trip count)."""
+    body = _graph(
+        [
+            h.make_node("Add", ["a", "b"], ["s"]),
+            h.make_node("ReduceMax", ["s"], ["m"], keepdims=0),
+            h.make_node("Less", ["m", "limit"], ["c_out"]),
+            h.make_node("Identity", ["s"], ["row"]),
+            h.make_node("Cast", ["i"], ["step"], to=T.FLOAT),
+        ],
+        [value("i", T.INT64, []), value("c", T.BOOL, []), value("a", T.FLOAT, [3])],
+        [
+            value("c_out", T.BOOL, []),
+            value("s", T.FLOAT, [3]),
+            value("row", T.FLOAT, [3]),
+            value("step", T.FLOAT, []),
+        ],
+    )
+    return _model(
+        [h.make_node("Loop", ["n", "", "a0"], ["a", "rows", "steps"], body=body)],
+        [value("n", T.INT64, []), value("a0", T.FLOAT, [3]), value("b", T.FLOAT, [3]),
+         value("limit", T.FLOAT, [])],
+        [value("a", T.FLOAT, [3]), value("rows", T.FLOAT, [None, 3]),
+         value("steps", T.FLOAT, [None])],
+    )  # fmt: skip
+
+
+def _scanning_feeds(trips: int, limit: float) -> dict[str, np.ndarray]:
+    a0, b = np.array([0, 1, 2], np.float32), np.array([1, 0.5, 1], np.float32)
+    return {"n": np.array(trips), "a0": a0, "b": b, "limit": np.array(limit, np.float32)}
+
+
 def scan_reverse_axes() -> onnx.ModelProto:
     """Scan over axis 1 of x (backwards) and axis 0 of y (forwards), a
     running sum carried, scan outputs stacked at axis 1 (forwards) and
@@ -298,6 +331,9 @@ CASES = {
     "loop-while-not-started": (loop_while, _while_feeds(False)),
     "loop-while-trip-count": (loop_while_with_trip_count, _rotation_feeds(10, 30)),
     "loop-while-trip-count-first": (loop_while_with_trip_count, _rotation_feeds(3, 1000)),
+    "loop-while-scanning-ends-early": (loop_while_scanning, _scanning_feeds(10, 6)),
+    "loop-while-scanning-runs-out": (loop_while_scanning, _scanning_feeds(4, 1000)),
+    "loop-while-scanning-no-trips": (loop_while_scanning, _scanning_feeds(0, 1000)),
     "scan-reverse-axes": (
         scan_reverse_axes,
         {

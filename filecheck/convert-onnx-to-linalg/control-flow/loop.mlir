@@ -89,3 +89,30 @@ func.func @swap(%a: tensor<2xf32>, %b: tensor<2xf32>) -> (tensor<2xf32>, tensor<
 // CHECK-NEXT:        memref.store %{{.*}}, %[[P]]
 // CHECK:             memref.load %[[T2]]
 // CHECK-NEXT:        memref.store %{{.*}}, %[[Q]]
+
+// -----
+
+// Scan outputs of a loop its condition may end early: one row per trip the
+// trip count allows, in a buffer of its own; after the loop, the rows that ran
+// (scf.while's result, at most M: the planner's bound) are copied out.
+func.func @while_scanning(%x: tensor<f32>) -> (tensor<f32>, tensor<?xf32>) {
+  %m = "onnx.Constant"() <{value = dense<8> : tensor<i64>}> : () -> tensor<i64>
+  %none = "onnx.NoValue"() : () -> none
+  %v, %rows = "onnx.Loop"(%m, %none, %x) ({
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %acc: tensor<f32>):
+    %next = "onnx.Add"(%acc, %acc) {onnx_node_name = "double"} : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %go = "onnx.Less"(%next, %x) {onnx_node_name = "less"} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    "onnx.Yield"(%go, %next, %next) : (tensor<i1>, tensor<f32>, tensor<f32>) -> ()
+  }) {onnx_node_name = "loop"} : (tensor<i64>, none, tensor<f32>) -> (tensor<f32>, tensor<?xf32>)
+  func.return %v, %rows : tensor<f32>, tensor<?xf32>
+}
+
+// CHECK-LABEL: func.func @while_scanning(
+// CHECK:         %[[ROWS:.*]] = memref.alloc() : memref<8xf32>
+// CHECK:         %[[RAN:.*]] = scf.while
+// CHECK:           memref.store %{{.*}}, %[[ROWS]][%{{.*}}] : memref<8xf32>
+// CHECK:         %[[COUNT:.*]] = arith.minsi %[[RAN]], %{{.*}} : index
+// CHECK-NEXT:    %rows = onnxc.output %out1[%[[COUNT]]] index 1
+// CHECK:         scf.for %[[R:.*]] = %{{.*}} to %[[COUNT]] step %{{.*}} {
+// CHECK-NEXT:      %[[V:.*]] = memref.load %[[ROWS]][%[[R]]] : memref<8xf32>
+// CHECK-NEXT:      memref.store %[[V]], %rows[%[[R]]] : memref<?xf32>
