@@ -407,12 +407,13 @@ class Resolver:
             if all(d.HasField("dim_value") for d in dims):
                 shape = tuple(d.dim_value for d in dims)
         row = element_types.by_onnx_code(tensor.tensor_type.elem_type) if tensor else None
-        if shape is None or row is None or row.kind is Kind.STRING:
+        if shape is None or row is None:
             raise OnnxcError(
                 f"{node_label(node)}: an optional that only one branch holds needs its "
                 f"value's static shape in the output's declared type, which '{output}' lacks"
             )
-        return [np.zeros(shape, row.numpy_dtype) for _ in tensor_names(value)]
+        zero = "" if row.kind is Kind.STRING else 0  # the zero of strings is ""
+        return [np.full(shape, zero, row.numpy_dtype) for _ in tensor_names(value)]
 
     def _split_branch_outputs(self, node: onnx.NodeProto, yielded: list[list[Value]]) -> None:
         """Give the If `node` one output per tensor of its container outputs."""
@@ -428,11 +429,16 @@ class Resolver:
             outputs += fresh
             self.values[name] = rebuilt(values[0], iter(fresh))
         for branch, values in zip(branches, yielded, strict=True):
-            typed = [
-                helper.make_tensor_value_info(t, _tensor_type(t, output, value), None)
-                for output, value in zip(branch.output, values, strict=True)
-                for t in tensor_names(value)
-            ]
+            made = {o for n in branch.node for o in n.output}
+            typed: list[onnx.ValueInfoProto] = []
+            for output, value in zip(branch.output, values, strict=True):
+                for t in tensor_names(value):
+                    element = _tensor_type(t, output, value)
+                    if t not in made:  # an outer value: an Identity gives it a shape here
+                        inner = fresh_name(f"{t}_yielded", self.taken)
+                        branch.node.append(helper.make_node("Identity", [t], [inner]))
+                        t = inner
+                    typed.append(helper.make_tensor_value_info(t, element, None))
             del branch.output[:]
             branch.output.extend(typed)
         del node.output[:]

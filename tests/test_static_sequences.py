@@ -390,3 +390,35 @@ def test_containers_survive_the_compilation_cache() -> None:
         ["fixed"],
     )
     assert from_plain(json.loads(json.dumps(to_plain(containers)))) == containers
+
+
+@pytest.mark.parametrize("cond", [True, False])
+def test_an_optional_string_one_branch_holds(cond: bool) -> None:
+    """The empty branch of a string optional holds empty strings."""
+    strings = helper.make_tensor_type_proto(TensorProto.STRING, [2])
+    optional = helper.make_optional_type_proto(strings)
+    then_branch = helper.make_graph(
+        [helper.make_node("Optional", [], ["none"], type=strings)],
+        "then",
+        [],
+        [helper.make_value_info("none", optional)],
+    )
+    else_branch = helper.make_graph(
+        [helper.make_node("Optional", ["x"], ["some"])],
+        "else",
+        [],
+        [helper.make_value_info("some", optional)],
+    )
+    graph = helper.make_graph(
+        [helper.make_node("If", ["cond"], ["y"], then_branch=then_branch, else_branch=else_branch)],
+        "g",
+        [value("cond", TensorProto.BOOL, []), value("x", TensorProto.STRING, [2])],
+        [helper.make_value_info("y", optional)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    feeds = {"cond": np.array(cond), "x": np.array(["a", "bé"], dtype=object)}
+    (wanted,) = _onnxruntime(model, feeds)
+    got = onnxc.compile(model).run(feeds)["y"]
+    assert (got is None) == (wanted is None) == cond
+    if not cond:
+        assert got.tolist() == wanted.tolist()
