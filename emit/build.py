@@ -347,7 +347,8 @@ class CompiledC:
                 del plans[next(iter(plans))]
             workspace_bytes, _ = self._sizes[key]
             made = [(tuple(o.shape), o.dtype) for o in outputs]
-            plans[key] = CallPlan(self.ffi, list(key), made, workspace_bytes)
+            names = [s.name for s in self.inputs]
+            plans[key] = CallPlan(self.ffi, list(key), made, workspace_bytes, self.name, names)
         return outputs
 
     def plans_here(self) -> int:

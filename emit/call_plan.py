@@ -4,9 +4,10 @@ data pointers.
 
 A `CallPlan` holds the cffi tensor records with their shapes filled in, the
 output shapes and element types, and a workspace of the size that call needed,
-so a call costs the data pointers, the output arrays and the C call itself. It
-applies when the outputs' shapes follow from the input shapes (no size comes
-from data) and no tensor is of a packed type (which needs packing per call).
+so a call costs the data pointers, the output arrays and the C call itself
+(and converting strings, which every call does). It applies when the outputs'
+shapes follow from the input shapes (no size comes from data) and no tensor
+is of a packed type (which needs packing per call).
 Plans are per thread: a thread's records and workspace are its own while the C
 runs without the GIL.
 """
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from onnxc.element_types import Kind
+from onnxc.emit import string_io
 from onnxc.emit.runner import TensorSpec
 from onnxc.ir_names import ARENA_ALIGN
 
@@ -32,11 +33,10 @@ def aligned_bytes(size: int) -> np.ndarray:
 
 def plannable(inputs: Sequence[TensorSpec], outputs: Sequence[TensorSpec]) -> bool:
     """Whether calls of a model with these tensors can use plans: no packed
-    type or string (which need converting per call), and every output size
-    static or a free dimension of the inputs."""
+    type (which needs packing per call), and every output size static or a
+    free dimension of the inputs."""
     free = {d for s in inputs for d in s.shape if isinstance(d, str)}
-    tensors = [*inputs, *outputs]
-    plain = all(s.element.packing == 1 and s.element.kind is not Kind.STRING for s in tensors)
+    plain = all(s.element.packing == 1 for s in [*inputs, *outputs])
     return plain and all(isinstance(d, int) or d in free for s in outputs for d in s.shape)
 
 
@@ -49,8 +49,13 @@ class CallPlan:
         input_shapes: Sequence[tuple[int, ...]],
         outputs: Sequence[tuple[tuple[int, ...], np.dtype[Any]]],
         workspace_bytes: int,
+        model: str = "model",
+        input_names: Sequence[str] = (),
     ) -> None:
         self.ffi = ffi
+        self.model = model
+        """The model's and its inputs' names, for the errors of string inputs."""
+        self.input_names = list(input_names) or [f"input {k}" for k in range(len(input_shapes))]
         self.dtypes: list[np.dtype[Any]] = []
         self.keep: list[Any] = []
         self.tensors_in = ffi.new("onnxc_tensor[]", max(1, len(input_shapes)))
@@ -74,17 +79,29 @@ class CallPlan:
     def call(self, invoke: Any, arrays: Sequence[np.ndarray]) -> tuple[int, list[np.ndarray]]:
         """Run on `arrays` (already checked: C-contiguous, of the inputs' element
         types and of this plan's shapes); returns the status and the outputs."""
-        from_buffer = self.ffi.from_buffer
+        ffi = self.ffi
         pinned: list[Any] = []  # alive until the C returns
         for k, array in enumerate(arrays):
-            data = from_buffer(array, require_writable=False)
+            if array.dtype.kind == "O":  # strings: records over their joined bytes
+                data = string_io.to_c(ffi, self.model, self.input_names[k], array, pinned)
+            else:
+                data = ffi.from_buffer(array, require_writable=False)
             pinned.append(data)
-            self.tensors_in[k].data = data
-        results: list[np.ndarray] = []
+            self.tensors_in[k].data = ffi.cast("void *", data)
+        results: list[Any] = []
         for k, (shape, dtype) in enumerate(self.outputs):
-            result = np.empty(shape, dtype)
-            results.append(result)
-            self.tensors_out[k].data = from_buffer(result)
+            if dtype.kind == "O":
+                records = ffi.new("onnxc_string[]", max(1, int(np.prod(shape, dtype=np.int64))))
+                results.append(records)
+                self.tensors_out[k].data = ffi.cast("void *", records)
+            else:
+                result = np.empty(shape, dtype)
+                results.append(result)
+                self.tensors_out[k].data = ffi.from_buffer(result)
         self.size[0] = self.workspace_bytes
         status = int(invoke(self.workspace_pointer, self.size, self.tensors_in, self.tensors_out))
+        for k, (shape, dtype) in enumerate(self.outputs):
+            if dtype.kind == "O":  # copied out before the workspace is reused
+                count = int(np.prod(shape, dtype=np.int64))
+                results[k] = string_io.from_c(ffi, results[k], count).reshape(shape)
         return status, results
