@@ -38,7 +38,7 @@ from onnxc.importer import import_model, load_model
 from onnxc.options import CompileOptions
 from onnxc.pipeline import lower
 from onnxc.random_inputs import random_input
-from onnxc.report import layer_rows
+from onnxc.report import node_macs
 from onnxc.targets import get_target
 
 ROUND_SECONDS = 0.2
@@ -103,8 +103,8 @@ def macs_by_node(path: Path, options: CompileOptions) -> dict[str, int]:
     """The multiply-accumulates the size report counts, by ONNX node name."""
     imported = import_model(path, options.dims, options.shapes, options.max_dims)
     found: dict[str, int] = {}
-    for row in layer_rows(lower(imported.module, "onnx")):
-        found[row.name] = found.get(row.name, 0) + row.macs
+    for name, count in node_macs(lower(imported.module, "onnx")):
+        found[name] = found.get(name, 0) + count
     return found
 
 

@@ -129,6 +129,22 @@ def macs(op: OnnxOp) -> int:
     return output * a[-1]
 
 
+def node_macs(onnx_module: ModuleOp) -> list[tuple[str, int]]:
+    """(node name, multiply-accumulates) of an onnx-level module's nodes, in
+    order; 0 for a node whose sizes are known only at run time."""
+    found: list[tuple[str, int]] = []
+    for op in _nodes(_main_block(onnx_module)):
+        node = op.attributes.get("onnx_node_name")
+        name = node.data if isinstance(node, StringAttr) else ""
+        sized = all(
+            all(d >= 0 for d in _shape(v))
+            for v in [*op.operands, *op.results]
+            if isinstance(v.type, TensorType)
+        )
+        found.append((name, macs(op) if sized else 0))
+    return found
+
+
 def layer_rows(onnx_module: ModuleOp) -> list[LayerRow]:
     """The per-layer table of an onnx-level module, in node order."""
     rows: list[LayerRow] = []
