@@ -198,6 +198,8 @@ def build_extension(
     """
     import cffi
 
+    if "onnxc_string" in header_source:  # a model with string tensors: their copier
+        preamble, cdef = preamble + string_io.GATHER_SOURCE, cdef + string_io.GATHER_CDEF
     cflags = [*DEFAULT_CFLAGS, *extra_cflags]
     module_name, target = _extension_path(
         c_source, header_source, name, cflags, (preamble, cdef) if preamble or cdef else ()
@@ -294,6 +296,8 @@ class CompiledC:
         self._plannable = plannable(self.inputs, self.outputs)
         self._dtypes = [s.element.numpy_dtype for s in self.inputs]
         self._local = threading.local()  # this thread's call plans, by input shapes
+        self.gather = getattr(self.lib, string_io.GATHER, None)
+        """The extension's copier of string outputs' bytes (models with strings)."""
 
     def _spec(self, record: Any) -> TensorSpec:
         name = self.ffi.string(record.name).decode()
@@ -348,7 +352,9 @@ class CompiledC:
             workspace_bytes, _ = self._sizes[key]
             made = [(tuple(o.shape), o.dtype) for o in outputs]
             names = [s.name for s in self.inputs]
-            plans[key] = CallPlan(self.ffi, list(key), made, workspace_bytes, self.name, names)
+            plans[key] = CallPlan(
+                self.ffi, list(key), made, workspace_bytes, self.name, names, self.gather
+            )
         return outputs
 
     def plans_here(self) -> int:
@@ -411,7 +417,7 @@ class CompiledC:
             for k, (buffer, spec) in enumerate(zip(buffers, self.outputs, strict=True)):
                 shape = tuple(int(shapes[k][d]) for d in range(len(spec.shape)))
                 if isinstance(buffer, ffi.CData):
-                    values = string_io.from_c(ffi, buffer, math.prod(shape))
+                    values = string_io.from_c(ffi, buffer, math.prod(shape), self.gather)
                 else:
                     values = spec.element.unpack(buffer, math.prod(shape))
                 outputs.append(values.reshape(shape))

@@ -51,11 +51,14 @@ class CallPlan:
         workspace_bytes: int,
         model: str = "model",
         input_names: Sequence[str] = (),
+        gather: Any = None,
     ) -> None:
         self.ffi = ffi
         self.model = model
         """The model's and its inputs' names, for the errors of string inputs."""
         self.input_names = list(input_names) or [f"input {k}" for k in range(len(input_shapes))]
+        self.gather = gather
+        """The extension's copier of string outputs' bytes, if it has one."""
         self.dtypes: list[np.dtype[Any]] = []
         self.keep: list[Any] = []
         self.tensors_in = ffi.new("onnxc_tensor[]", max(1, len(input_shapes)))
@@ -103,5 +106,5 @@ class CallPlan:
         for k, (shape, dtype) in enumerate(self.outputs):
             if dtype.kind == "O":  # copied out before the workspace is reused
                 count = int(np.prod(shape, dtype=np.int64))
-                results[k] = string_io.from_c(ffi, results[k], count).reshape(shape)
+                results[k] = string_io.from_c(ffi, results[k], count, self.gather).reshape(shape)
         return status, results

@@ -558,3 +558,18 @@ def test_long_key_tables_are_bisected_like_a_scan() -> None:
     x = np.array(list(rng.choice([*words, "nope", "W1"], 60)), dtype=object)
     f = np.concatenate([rng.integers(-25, 25, 45), [0.0, -0.0, 2.5, np.nan, 1.5]])
     _same_as_onnxruntime(model, {"x": x, "f": f.astype(np.float32)})
+
+
+def test_bytes_that_are_not_utf8_come_back_replaced_per_string() -> None:
+    """Output strings are copied out together and decoded at once when that
+    is exact; a string that is not UTF-8 on its own (half a character, or a
+    byte no character starts with) is decoded alone, with replacement."""
+    node = helper.make_node("Identity", ["x"], ["y"])
+    model = onnxc.compile(_model([node], [_value("x", S, ["N"])], [_value("y", S, ["N"])]))
+    cases = [
+        ([b"\xc3", b"\xa9"], ["\ufffd", "\ufffd"]),  # together they would read "é"
+        ([b"\xff", "ok", ""], ["\ufffd", "ok", ""]),
+        (["é", "", "日本", "a\0b"], ["é", "", "日本", "a\0b"]),
+    ]
+    for given, wanted in cases:
+        assert model.run({"x": np.array(given, dtype=object)})["y"].tolist() == wanted
