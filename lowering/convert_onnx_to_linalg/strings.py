@@ -15,11 +15,11 @@ string may point into it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, UnitAttr, i8
 from xdsl.ir import Attribute, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
@@ -58,9 +58,9 @@ def string_bytes(op: onnx.OnnxOp, rewriter: PatternRewriter, total: SSAValue) ->
     """A byte buffer of `total` bytes for the new strings of `op` (see the
     module docstring). Inside a Loop or Scan body an operator would write
     each iteration's strings over the last ones: refused."""
-    for parent in _ancestors(op):
-        if isinstance(parent, onnx.LoopOp | onnx.ScanOp):
-            raise unsupported(op, f"making new strings inside a {parent.SCHEMA.name} body")
+    # Loop and Scan bodies are lowered inside their scf loops
+    if any(isinstance(p, scf.ForOp | scf.WhileOp) for p in _ancestors(op)):
+        raise unsupported(op, "making new strings inside a Loop or Scan body")
     alloc = memref.AllocOp.get(i8, shape=[DYNAMIC_INDEX], dynamic_sizes=[total])
     alloc.attributes[STRING_BYTES] = UnitAttr()
     rewriter.insert(alloc)
@@ -92,7 +92,7 @@ def broadcast_loads(
     op: onnx.OnnxOp,
     tensors: Sequence[SSAValue],
     out_sizes: Sequence[Size],
-):
+) -> Callable[[Builder, Sequence[SSAValue]], list[SSAValue]]:
     """A function loading each of `tensors`' elements at a position of the
     output they broadcast to (numpy rules; run-time checks where only the
     sizes given at run time tell)."""

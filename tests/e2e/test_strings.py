@@ -573,3 +573,23 @@ def test_bytes_that_are_not_utf8_come_back_replaced_per_string() -> None:
     ]
     for given, wanted in cases:
         assert model.run({"x": np.array(given, dtype=object)})["y"].tolist() == wanted
+
+
+def test_new_strings_inside_a_loop_body_are_a_one_line_error() -> None:
+    """Each trip would write its strings over the last trip's bytes."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["c"], ["c_out"]),
+            helper.make_node("StringConcat", ["s_in", "x"], ["s_out"], name="concat"),
+        ],
+        "body",
+        [_value("i", I64, []), _value("c", TensorProto.BOOL, []), _value("s_in", S, [2])],
+        [_value("c_out", TensorProto.BOOL, []), _value("s_out", S, [2])],
+    )
+    model = _model(
+        [helper.make_node("Loop", ["n", "", "s0"], ["s"], body=body)],
+        [_value("n", I64, []), _value("s0", S, [2]), _value("x", S, [2])],
+        [_value("s", S, [2])],
+    )
+    with pytest.raises(UnsupportedError, match=r"^node 'concat' \(StringConcat\): making new"):
+        onnxc.compile(model)
