@@ -68,6 +68,8 @@ class CallPlan:
             self.tensors_in[k].shape = dims
             self.tensors_in[k].capacity = int(np.prod(shape, dtype=np.int64))
         self.outputs = list(outputs)
+        self.string_outputs = [k for k, (_, dtype) in enumerate(outputs) if dtype.kind == "O"]
+        """The outputs that are strings (converted after each call)."""
         self.tensors_out = ffi.new("onnxc_tensor[]", max(1, len(outputs)))
         for k, (shape, _) in enumerate(outputs):
             dims = ffi.new("int64_t[]", max(1, len(shape)))
@@ -90,21 +92,21 @@ class CallPlan:
             else:
                 data = ffi.from_buffer(array, require_writable=False)
             pinned.append(data)
-            self.tensors_in[k].data = ffi.cast("void *", data)
+            self.tensors_in[k].data = data
         results: list[Any] = []
         for k, (shape, dtype) in enumerate(self.outputs):
-            if dtype.kind == "O":
+            if k in self.string_outputs:
                 records = ffi.new("onnxc_string[]", max(1, int(np.prod(shape, dtype=np.int64))))
                 results.append(records)
-                self.tensors_out[k].data = ffi.cast("void *", records)
+                self.tensors_out[k].data = records
             else:
                 result = np.empty(shape, dtype)
                 results.append(result)
                 self.tensors_out[k].data = ffi.from_buffer(result)
         self.size[0] = self.workspace_bytes
         status = int(invoke(self.workspace_pointer, self.size, self.tensors_in, self.tensors_out))
-        for k, (shape, dtype) in enumerate(self.outputs):
-            if dtype.kind == "O":  # copied out before the workspace is reused
-                count = int(np.prod(shape, dtype=np.int64))
-                results[k] = string_io.from_c(ffi, results[k], count, self.gather).reshape(shape)
+        for k in self.string_outputs:  # copied out before the workspace is reused
+            shape = self.outputs[k][0]
+            count = int(np.prod(shape, dtype=np.int64))
+            results[k] = string_io.from_c(ffi, results[k], count, self.gather).reshape(shape)
         return status, results

@@ -21,20 +21,11 @@ from collections.abc import Iterator
 import onnx
 import onnx.backend.test
 
+from onnxc.sequence_ops import SEQUENCE_OPS
 from tests.e2e.test_backend_suite import expected_failures
 
-SEQUENCE_OPS = {
-    "SequenceEmpty",
-    "SequenceConstruct",
-    "SequenceInsert",
-    "SequenceErase",
-    "SequenceAt",
-    "SequenceLength",
-    "SplitToSequence",
-    "ConcatFromSequence",
-    "SequenceMap",
-}
-OPTIONAL_OPS = {"Optional", "OptionalHasElement", "OptionalGetElement"}
+OPTIONAL_OPS = {op for op in SEQUENCE_OPS if op.startswith("Optional")}
+SEQUENCE_ONLY_OPS = SEQUENCE_OPS - OPTIONAL_OPS
 STRING_OPS = {"StringNormalizer", "StringConcat", "StringSplit", "RegexFullMatch"}
 
 
@@ -59,7 +50,7 @@ def categories(model: onnx.ModelProto) -> set[str]:
     types = _types(model.graph)
     found = {
         "control flow": bool(ops & {"If", "Loop", "Scan"}),
-        "sequences": bool(ops & SEQUENCE_OPS) or any("sequence_type" in t for t in types),
+        "sequences": bool(ops & SEQUENCE_ONLY_OPS) or any("sequence_type" in t for t in types),
         "optionals": bool(ops & OPTIONAL_OPS) or any("optional_type" in t for t in types),
         "strings": bool(ops & STRING_OPS) or any("elem_type: 8\n" in t for t in types),
         "ai.onnx.ml": any(n.domain == "ai.onnx.ml" for n in nodes),
