@@ -9,6 +9,12 @@ time fit the model (`onnxc.check`). The C printer turns each into a few lines
 that return a distinct status (`ONNXC_ERR_SHAPE`, `ONNXC_ERR_CAPACITY`,
 `ONNXC_ERR_WORKSPACE`) instead of touching memory out of bounds.
 
+A Loop's carried value whose size changes from trip to trip lives in
+`onnxc.loop_storage`, bytes that plan-memory takes from the workspace left
+when the loop starts; `onnxc.reserve` says how many of them a write is about
+to use (plan-memory turns it into a workspace check), and
+`onnxc.workspace_available` reads how many bytes the caller gave.
+
 One scalar operation is the runtime's own: `onnxc.uniform`, the random number
 of the random operators, which the C printer prints as a call of the
 runtime's counter-based generator. Two more are calls of the runtime's image
@@ -140,6 +146,60 @@ class WorkspaceOp(IRDLOperation):
 
 
 @irdl_op_definition
+class LoopStorageOp(IRDLOperation):
+    """`onnxc.loop_storage : memref<?xi8>`: the bytes holding a loop-carried
+    value whose size changes from trip to trip (read and written through
+    `memref.view`s at its current sizes). plan-memory gives it a share of the
+    workspace left when the loop starts."""
+
+    name = "onnxc.loop_storage"
+
+    result = result_def(MemRefType)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: MemRefType):
+        super().__init__(result_types=[result_type])
+
+
+@irdl_op_definition
+class ReserveOp(IRDLOperation):
+    """`onnxc.reserve %storage, %bytes`: the next write into loop storage
+    `%storage` uses `%bytes` bytes of it (plan-memory checks that its share
+    of the workspace holds them)."""
+
+    name = "onnxc.reserve"
+
+    storage = operand_def(MemRefType)
+    bytes = operand_def(IndexType)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    assembly_format = "$storage `,` $bytes attr-dict `:` type($storage)"
+
+    def __init__(self, storage: SSAValue, size: SSAValue):
+        super().__init__(operands=[storage, size])
+
+
+@irdl_op_definition
+class WorkspaceAvailableOp(IRDLOperation):
+    """`onnxc.workspace_available`: the bytes of workspace the caller gave."""
+
+    name = "onnxc.workspace_available"
+
+    result = result_def(IndexType)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "attr-dict"
+
+    def __init__(self) -> None:
+        super().__init__(result_types=[IndexType()])
+
+
+@irdl_op_definition
 class UniformOp(IRDLOperation):
     """`onnxc.uniform %key, %counter : f32`: a random number uniform in
     [0, 1), a pure function of the i64 key (from a node's seed) and counter
@@ -238,6 +298,9 @@ ONNXC = Dialect(
         OutputOp,
         CheckOp,
         WorkspaceOp,
+        LoopStorageOp,
+        ReserveOp,
+        WorkspaceAvailableOp,
         UniformOp,
         ImageSizeOp,
         ImageDecodeOp,

@@ -383,6 +383,7 @@ class CompiledC:
             tensors_in[k].shape = shape
         tensors_out = ffi.new("onnxc_tensor[]", max(1, len(self.outputs)))
         shapes = [ffi.new("int64_t[]", max(1, len(s.shape))) for s in self.outputs]
+        short = False
         while True:  # each failed attempt asks for more, or the run fails
             buffers = [
                 ffi.new("onnxc_string[]", max(1, c))
@@ -399,7 +400,10 @@ class CompiledC:
             size = ffi.new("size_t *", workspace_bytes)
             status = self.invoke(ffi.from_buffer(workspace), size, tensors_in, tensors_out)
             if status == ERR_WORKSPACE and size[0] > workspace_bytes:
-                workspace_bytes = int(size[0])
+                # Short again in one call (a loop's storage growing trip by
+                # trip): at least double, so that the attempts stay few.
+                workspace_bytes = max(int(size[0]), 2 * workspace_bytes if short else 0)
+                short = True
                 continue
             if status == ERR_CAPACITY:
                 needed = [

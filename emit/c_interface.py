@@ -52,7 +52,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from onnxc.dialects.onnxc import CheckOp, InputOp, OutputOp, WorkspaceOp
+from onnxc.dialects.onnxc import (
+    CheckOp,
+    InputOp,
+    OutputOp,
+    WorkspaceAvailableOp,
+    WorkspaceOp,
+)
 from onnxc.dialects.onnxc_strings import STRING, StringGlobalOp
 from onnxc.element_types import ElementType
 from onnxc.emit import c_strings
@@ -329,6 +335,9 @@ class ModelPrinter:
             return True
         if isinstance(op, WorkspaceOp):
             self._require_workspace(body, body.expr(op.bytes))
+            return True
+        if isinstance(op, WorkspaceAvailableOp):
+            body.define(op.result, "(ptrdiff_t)available")
             return True
         if isinstance(op, func.ReturnOp) and self.dynamic:
             body.emit("*workspace_size = needed;")

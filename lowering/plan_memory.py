@@ -26,6 +26,18 @@ The plan:
 Buffers of different element types never share bytes (except 1-byte types),
 so generated C never reads memory last written through another type.
 
+Loop storage (`onnxc.loop_storage`, the bytes of a loop-carried value whose
+sizes change from trip to trip) has no size before the loop runs. The
+storages of a loop, and the buffers its body sizes from them (which have no
+bound), share the workspace left where the loop starts (after every buffer
+sized from data before it): n of them get (available - base) / n bytes
+each, rounded down to the alignment, in order; `onnxc.reserve` and each such
+buffer become a workspace check that asks for base + n * its bytes, so a
+caller that retries with what the model asks for gets room for the trip that
+failed. After the loop the carried values are copied out, in order, into
+buffers bumped from the same base (each copy moves bytes down, never onto
+bytes not yet copied), and what follows is planned from there.
+
 The func gets an `onnxc.memory` dictionary: `arena` (planned bytes),
 `intermediates` (sum of the buffers' bytes), `max_live` (the most bytes live at
 once after in-place merging, a lower bound for any placement), `greedy_by_size`
@@ -60,7 +72,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc import element_types
-from onnxc.dialects.onnxc import WorkspaceOp
+from onnxc.dialects.onnxc import LoopStorageOp, ReserveOp, WorkspaceAvailableOp, WorkspaceOp
 from onnxc.errors import InternalError, UnsupportedError
 from onnxc.intervals import INFINITY, UNBOUNDED, Interval, evaluate
 from onnxc.ir_names import ARENA as ARENA_ATTR
@@ -199,7 +211,53 @@ def find_buffers(fn: func.FuncOp) -> list[Buffer]:
     return buffers
 
 
-def hoist_nested_allocs(fn: func.FuncOp) -> None:
+@dataclass(eq=False)
+class LoopShares:
+    """Loop storages that live during the same top-level ops (`during`: the
+    loop that carries them and the copies out after it), and the buffers
+    of the loop's body sized from them: they share the rest of the
+    workspace (see the module docstring)."""
+
+    storages: list[LoopStorageOp]
+    during: set[Operation]
+    inner: list[memref.AllocOp] = field(default_factory=list)
+
+    @property
+    def members(self) -> int:
+        return len(self.storages) + len(self.inner)
+
+
+def loop_shares(fn: func.FuncOp) -> list[LoopShares]:
+    """The loop storages of `fn`, grouped by the top-level ops they live
+    during."""
+    block = fn.body.block
+    body = {op: i for i, op in enumerate(block.ops)}
+    groups: list[LoopShares] = []
+    for op in block.walk():
+        if not isinstance(op, LoopStorageOp):
+            continue
+        if op.parent_block() is not block:
+            raise UnsupportedError(
+                f"{_label(op)}: a loop whose carried values change size, nested in "
+                "another loop or branch (not supported)"
+            )
+        during: set[Operation] = {op}
+        for user, _ in touches(op.result):
+            index = top_level_index(user, body)
+            assert index is not None
+            during.add(list(block.ops)[index])
+        overlapping = [g for g in groups if g.during & during]
+        merged = LoopShares([op], during)
+        for group in overlapping:
+            groups.remove(group)
+            merged = LoopShares(group.storages + merged.storages, group.during | merged.during)
+        groups.append(merged)
+    for group in groups:
+        group.storages.sort(key=lambda s: body[s])
+    return groups
+
+
+def hoist_nested_allocs(fn: func.FuncOp, shares: Sequence[LoopShares] = ()) -> None:
     """Move the allocs nested in regions (the temporaries of a loop body or
     an if branch) to the top level, just before the op containing them, so
     they are planned as any buffer: live throughout that op, one slot that
@@ -207,7 +265,8 @@ def hoist_nested_allocs(fn: func.FuncOp) -> None:
     or with each other. A buffer whose size the region itself computes (a
     slice at the iteration number) gets the bytes of its upper bound at the
     top level, and is a `memref.view` of them where it was; one whose size
-    has no bound is refused."""
+    has no bound is a member of the loop shares of the op containing it
+    (`shares`), and refused when there is none."""
     block = fn.body.block
     dims = dims_of(fn)
     for op in list(block.walk()):
@@ -235,6 +294,10 @@ def hoist_nested_allocs(fn: func.FuncOp) -> None:
             max(h.high, 0) if h is not None else INFINITY for h in highs
         )
         if not math.isfinite(bound):
+            owner = [g for g in shares if top in g.during]
+            if owner:
+                owner[0].inner.append(op)
+                continue
             raise UnsupportedError(
                 f"{_label(top)}: a buffer inside it has a size computed there "
                 "without an upper bound (not supported)"
@@ -415,7 +478,8 @@ def plan_function(fn: func.FuncOp) -> None:
     after the other, each with a check that the workspace holds it."""
     dims = dims_of(fn)
     bounded = all(math.isfinite(r.high) for r in dims.values())
-    hoist_nested_allocs(fn)
+    shares = loop_shares(fn)
+    hoist_nested_allocs(fn, shares)
     for op in list(fn.body.block.ops):
         if isinstance(op, memref.AllocOp) and not op.memref.uses:
             Rewriter.erase_op(op)  # never touched: nothing to plan
@@ -445,27 +509,33 @@ def plan_function(fn: func.FuncOp) -> None:
             "in_place": IntegerAttr(in_place, 64),
         }
     )
-    if not buffers:
+    if not buffers and not shares:
         return
-    if len(fixed) == len(buffers) and all(b.kind == "static" for b in buffers):
+    if not shares and len(fixed) == len(buffers) and all(b.kind == "static" for b in buffers):
         arena = _arena(fn, size)
         for slot, offset in offsets.items():
             for b in slot.buffers:
                 _replace_with_view(b.alloc, arena, offset)
         return
-    _plan_at_run_time(fn, offsets, sliding, data)
+    _plan_at_run_time(fn, offsets, sliding, data, shares)
 
 
 class _Sizes(IndexArith):
     """The byte arithmetic of a run-time plan, built after the computations
-    its operands come from."""
+    its operands come from (or just before `before`)."""
 
-    def __init__(self, fn: func.FuncOp, after: Operation | None) -> None:
+    def __init__(
+        self, fn: func.FuncOp, after: Operation | None, before: Operation | None = None
+    ) -> None:
         super().__init__()
         self.block = fn.body.block
         self.after = after
+        self.before = before
 
     def _insert(self, op: Operation, operands: Sequence[SSAValue]) -> SSAValue:
+        if self.before is not None:
+            Rewriter.insert_op(op, InsertPoint.before(self.before))
+            return op.results[0]
         if self.after is None:
             first = self.block.first_op
             point = InsertPoint.before(first) if first else InsertPoint.at_end(self.block)
@@ -480,16 +550,23 @@ class _Sizes(IndexArith):
             return b if a == 0 else a
         return super().max(a, b)
 
+    def available(self) -> SSAValue:
+        """The bytes of workspace the caller gave."""
+        return self._insert(WorkspaceAvailableOp(), [])
+
     def bytes(self, alloc: memref.AllocOp) -> Size:
-        t = alloc.memref.type
+        return self.bytes_of(alloc.memref.type, alloc.dynamic_sizes)
+
+    def bytes_of(self, t: Attribute, dynamic_sizes: Sequence[SSAValue]) -> Size:
+        """The bytes of a buffer of memref type `t` and those run-time sizes."""
         assert isinstance(t, MemRefType)
         row = element_types.row_of(t.element_type)
         total: Size = row.size
         for d in t.get_shape():
             total *= max(d, 1)
         if row.packing == 1:
-            return self.product([total, *alloc.dynamic_sizes])
-        return self.ceildiv(self.product([total, *alloc.dynamic_sizes]), row.packing)
+            return self.product([total, *dynamic_sizes])
+        return self.ceildiv(self.product([total, *dynamic_sizes]), row.packing)
 
 
 def _hoist(fn: func.FuncOp, values: Sequence[SSAValue]) -> None:
@@ -534,10 +611,12 @@ def _plan_at_run_time(
     offsets: dict[Slot, int],
     sliding: Sequence[Buffer],
     data: Sequence[Buffer],
+    shares: Sequence[LoopShares] = (),
 ) -> None:
     """Rewrite the allocs of a plan with run-time sizes: constant offsets for
     `offsets`, slots by liveness for `sliding`, one after the other for
-    `data`; the arena's size is what the sizes given at run time need."""
+    `data`, and the rest of the workspace at that point for each of
+    `shares`; the arena's size is what the sizes given at run time need."""
     sized = [b for slot in offsets for b in slot.buffers if b.kind != "data"] + list(sliding)
     _hoist(fn, [v for b in sized for v in b.alloc.dynamic_sizes])
     sizes = _Sizes(fn, _last_definition(fn, sized))
@@ -565,12 +644,54 @@ def _plan_at_run_time(
             _replace_with_view(b.alloc, arena, offset)
     current = end
     position = {op: k for k, op in enumerate(fn.body.block.ops)}
-    for b in sorted(data, key=lambda b: position[b.alloc]):  # each size follows the last
-        here = _Sizes(fn, b.alloc.prev_op)
+    for group in shares:
+        loop = max(position[op] for op in group.during if op.regions)
+        if any(position[group.storages[0]] < position[b.alloc] < loop for b in data):
+            raise InternalError("internal error: a buffer sized from data is made in loop storage")
+    steps: list[tuple[Operation, Buffer | LoopShares]] = [(b.alloc, b) for b in data]
+    steps += [(g.storages[0], g) for g in shares]
+    for op, step in sorted(steps, key=lambda s: position[s[0]]):  # each size follows the last
+        here = _Sizes(fn, op.prev_op)
         offset = here.align(current, ARENA_ALIGN)
-        current = here.add(offset, here.bytes(b.alloc))
-        Rewriter.insert_op(WorkspaceOp(here.index(current)), InsertPoint.before(b.alloc))
-        _replace_with_view(b.alloc, arena, offset)
+        if isinstance(step, LoopShares):
+            _share(fn, step, arena, offset)  # the bytes after the loop start there again
+            current = offset
+            continue
+        current = here.add(offset, here.bytes(step.alloc))
+        Rewriter.insert_op(WorkspaceOp(here.index(current)), InsertPoint.before(op))
+        _replace_with_view(step.alloc, arena, offset)
+
+
+def _share(fn: func.FuncOp, group: LoopShares, arena: SSAValue, base: Size) -> None:
+    """Give each member of `group` (n of them) an equal share of the
+    workspace after `base`, with checks of what each write needs."""
+    first = group.storages[0]
+    here = _Sizes(fn, None, before=first)
+    Rewriter.insert_op(WorkspaceOp(here.index(base)), InsertPoint.before(first))
+    count = group.members
+    left = here.sub(here.available(), base)
+    share = here.mul(here.floordiv(here.floordiv(left, count), ARENA_ALIGN), ARENA_ALIGN)
+
+    def need(before: Operation, t: Attribute, sizes: Sequence[SSAValue]) -> None:
+        """A check before `before` that the workspace holds `count` shares
+        of a buffer of type `t` and `sizes`."""
+        there = _Sizes(fn, None, before=before)
+        used = there.align(there.bytes_of(t, sizes), ARENA_ALIGN)
+        total = there.index(there.add(base, there.mul(used, count)))
+        Rewriter.insert_op(WorkspaceOp(total), InsertPoint.before(before))
+
+    offsets = [here.index(here.add(base, here.mul(share, k))) for k in range(count)]
+    for storage, offset in zip(group.storages, offsets, strict=False):
+        for use in list(storage.result.uses):
+            reserve = use.operation
+            if isinstance(reserve, ReserveOp):
+                need(reserve, MemRefType(i8, [DYNAMIC_INDEX]), [reserve.bytes])
+                Rewriter.erase_op(reserve)
+        view = memref.ViewOp(arena, offset, [here.index(share)], storage.result.type)
+        Rewriter.replace_op(storage, view)
+    for alloc, offset in zip(group.inner, offsets[len(group.storages) :], strict=True):
+        need(alloc, alloc.memref.type, alloc.dynamic_sizes)
+        _replace_with_view(alloc, arena, offset)
 
 
 def _slots_by_liveness(buffers: Sequence[Buffer]) -> list[list[Buffer]]:

@@ -53,7 +53,7 @@ def type_body_inputs(
             if a.type == onnx.AttributeProto.GRAPH and a.name == b.name
         }
         if node.op_type in ("Loop", "Scan") and "body" in bodies:
-            given |= _give_body_types(node, bodies["body"][0], types)
+            given |= _give_body_types(node, *bodies["body"], types)
         if node.op_type == "Loop" and "body" in bodies:
             given |= _give_carried_types(graph, node, bodies["body"][1], types)
         for body, typed_body in bodies.values():
@@ -63,16 +63,25 @@ def type_body_inputs(
 
 
 def _give_body_types(
-    node: onnx.NodeProto, body: onnx.GraphProto, types: Mapping[str, onnx.TypeProto]
+    node: onnx.NodeProto,
+    body: onnx.GraphProto,
+    typed_body: onnx.GraphProto,
+    types: Mapping[str, onnx.TypeProto],
 ) -> bool:
-    """`type_body_inputs` for one Loop or Scan node."""
+    """`type_body_inputs` for one Loop or Scan node. A Loop's carried value
+    whose body gives it back with another size on some axis than its initial
+    value has (a tensor growing by a Concat each trip) keeps that axis
+    unknown: its size changes from trip to trip."""
     wanted: list[onnx.TypeProto | None] = []
     if node.op_type == "Loop":
         wanted += [
             onnx.helper.make_tensor_type_proto(onnx.TensorProto.INT64, []),
             onnx.helper.make_tensor_type_proto(onnx.TensorProto.BOOL, []),
         ]
-        wanted += [types.get(name) for name in node.input[2:]]
+        wanted += [
+            _varying(types.get(name), given_back.type)
+            for name, given_back in zip(node.input[2:], typed_body.output[1:], strict=False)
+        ]
     else:
         attributes = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
         scans = int(attributes.get("num_scan_inputs", 0))
@@ -83,7 +92,7 @@ def _give_body_types(
             whole = types.get(name)
             wanted.append(_without_axis(whole, axis) if whole is not None else None)
     given = False
-    for value, want in zip(body.input, wanted, strict=False):
+    for position, (value, want) in enumerate(zip(body.input, wanted, strict=False)):
         declared = value.type
         if want is None or not want.tensor_type.HasField("shape"):
             continue
@@ -95,8 +104,12 @@ def _give_body_types(
         wanted_dims = want.tensor_type.shape.dim
         if len(dims) != len(wanted_dims):
             continue
-        for dim, wanted_dim in zip(dims, wanted_dims, strict=True):
-            if wanted_dim.HasField("dim_value") and not dim.HasField("dim_value"):
+        for axis, (dim, wanted_dim) in enumerate(zip(dims, wanted_dims, strict=True)):
+            if _is_unknown(wanted_dim) and dim.HasField("dim_value"):
+                dim.Clear()
+                _forget_sizes(body, body.output[position - 1], axis)
+                given = True
+            elif wanted_dim.HasField("dim_value") and not dim.HasField("dim_value"):
                 dim.Clear()
                 dim.dim_value = wanted_dim.dim_value
                 given = True
@@ -167,6 +180,39 @@ def _give_carried_types(
         value.type.CopyFrom(start)
         given = True
     return given
+
+
+def _varying(initial: onnx.TypeProto | None, given_back: onnx.TypeProto) -> onnx.TypeProto | None:
+    """The type of a Loop body's carried input whose initial value has type
+    `initial` and which the body yields with type `given_back`: `initial`,
+    but unknown on the axes where the two differ (a size that changes from
+    trip to trip)."""
+    if initial is None or not initial.tensor_type.HasField("shape"):
+        return initial
+    back = given_back.tensor_type
+    dims = initial.tensor_type.shape.dim
+    if not back.HasField("shape") or len(back.shape.dim) != len(dims):
+        return initial
+    varying = onnx.TypeProto()
+    varying.CopyFrom(initial)
+    for dim, other in zip(varying.tensor_type.shape.dim, back.shape.dim, strict=True):
+        if dim != other:
+            dim.Clear()
+    return varying
+
+
+def _forget_sizes(body: onnx.GraphProto, given_back: onnx.ValueInfoProto, axis: int) -> None:
+    """Forget what an earlier inference (the version converter's) said the
+    body computes from a carried input given one size on `axis`: the types
+    of its values, and that axis of the output giving the input back."""
+    del body.value_info[:]
+    dims = given_back.type.tensor_type.shape.dim
+    if axis < len(dims):
+        dims[axis].Clear()
+
+
+def _is_unknown(dim: onnx.TensorShapeProto.Dimension) -> bool:
+    return not dim.HasField("dim_value") and not dim.dim_param
 
 
 def _without_axis(whole: onnx.TypeProto, axis: int) -> onnx.TypeProto | None:

@@ -33,15 +33,19 @@ into the result buffer when the branch computed it into a buffer of its own.
 
 This module holds the If lowering and the helpers the three share (taking
 a subgraph's block, binding its arguments to buffers, writing yielded
-values). Carried values keep one shape throughout (their buffers are allocated once):
-a body that yields another size is stopped at run time (`onnxc.check`) or
-refused at compile time when the sizes are static.
+values). A carried value whose body input the importer typed with the
+sizes of its initial value keeps them throughout (its buffer is allocated
+once): a body that yields another size is stopped at run time
+(`onnxc.check`) or refused at compile time when the sizes are static. One
+whose sizes change from trip to trip (the importer left them unknown) lives
+in loop storage at its current sizes (`loop_storage.py`).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
@@ -49,6 +53,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     IndexType,
     MemRefType,
+    StringAttr,
     TensorType,
     UnrealizedConversionCastOp,
 )
@@ -59,7 +64,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from onnxc.dialects import onnx
 from onnxc.dialects.dims import dims_of
 from onnxc.dialects.onnxc import CheckOp, InputOp, OutputOp
-from onnxc.errors import InternalError
+from onnxc.errors import InternalError, UnsupportedError
 from onnxc.ir_names import COMMENT
 from onnxc.lowering.buffer_uses import VIEWS
 from onnxc.lowering.convert_onnx_to_linalg.common import (
@@ -110,25 +115,38 @@ def take_block(region: Region) -> Block:
     return region.detach_block(region.block)
 
 
-def _bind_argument(shapes: Shapes, arg: SSAValue, buffer: SSAValue) -> None:
-    """Replace block argument `arg` (a tensor) by `buffer`, seen as that
-    tensor at the start of its block; its symbols get the buffer's sizes."""
+Binding = SSAValue | Callable[[Builder], SSAValue]
+"""What a subgraph's argument becomes: a buffer, or a function building at
+the start of the block the view it is on each trip."""
+
+
+def _bind_argument(shapes: Shapes, arg: SSAValue, binding: Binding) -> None:
+    """Replace block argument `arg` (a tensor) by the buffer of `binding`,
+    seen as that tensor at the start of its block; its symbols get the
+    buffer's sizes."""
     block = arg.owner
     assert isinstance(block, Block)
-    cast = UnrealizedConversionCastOp.get([buffer], [arg.type])
     first = block.first_op
-    Rewriter.insert_op(cast, InsertPoint.before(first) if first else InsertPoint.at_end(block))
+    if isinstance(binding, SSAValue):
+        buffer = binding
+        point = InsertPoint.before(first) if first else InsertPoint.at_end(block)
+    else:
+        b = Builder(InsertPoint.before(first) if first else InsertPoint.at_end(block))
+        buffer = binding(b)
+        point = b.insertion_point
+    cast = UnrealizedConversionCastOp.get([buffer], [arg.type])
+    Rewriter.insert_op(cast, point)
     shapes.result_sizes(cast.results[0], shapes.sizes(buffer))
     arg.replace_all_uses_with(cast.results[0])
 
 
-def trip_block(shapes: Shapes, body: Region, buffers: Sequence[SSAValue]) -> tuple[Block, SSAValue]:
+def trip_block(shapes: Shapes, body: Region, bindings: Sequence[Binding]) -> tuple[Block, SSAValue]:
     """The body's block, taken out of its region, as the block of one trip
-    of a loop: its arguments replaced by `buffers`, and one new argument,
-    the trip's `index`."""
+    of a loop: its arguments replaced by the buffers of `bindings`, and one
+    new argument, the trip's `index`."""
     block = take_block(body)
-    for arg, buffer in zip(block.args, buffers, strict=True):
-        _bind_argument(shapes, arg, buffer)
+    for arg, binding in zip(block.args, bindings, strict=True):
+        _bind_argument(shapes, arg, binding)
     for arg in list(block.args):
         block.erase_arg(arg)
     iv = block.insert_arg(INDEX, 0)
@@ -206,11 +224,13 @@ def same_sizes(
     """`got` equals `want`, size by size: an error now where both are
     static, else a run-time check."""
     if len(got) != len(want):
-        raise unsupported(_onnx(op), f"{what} has rank {len(got)}, not {len(want)}")
+        raise UnsupportedError(f"{_label(op)}: {what} has rank {len(got)}, not {len(want)}")
     for g, w in zip(got, want, strict=True):
         if isinstance(g, int) and isinstance(w, int):
             if g != w:
-                raise unsupported(_onnx(op), f"{what} has size {list(got)}, not {list(want)}")
+                raise UnsupportedError(
+                    f"{_label(op)}: {what} has size {list(got)}, not {list(want)}"
+                )
         elif g is not w:
             lhs = index(b, g)
             rhs = index(b, w)
@@ -218,9 +238,13 @@ def same_sizes(
             b.insert(CheckOp(same, f"{comment_for(op).data}: {what} keeps its size"))
 
 
-def _onnx(op: Operation) -> onnx.OnnxOp:
-    assert isinstance(op, onnx.OnnxOp)
-    return op
+def _label(op: Operation) -> str:
+    """'node NAME (OpType)' of an onnx op, or of the `scf` op it became."""
+    if isinstance(op, onnx.OnnxOp):
+        return op.node_label()
+    comment = op.attributes.get(COMMENT)
+    kind, _, name = (comment.data if isinstance(comment, StringAttr) else op.name).partition(" ")
+    return f"node '{name or '<unnamed>'}' ({kind})"
 
 
 def copy_elements(
@@ -247,16 +271,38 @@ def with_index(axis: int, at: SSAValue) -> Callable[[Builder, list[SSAValue]], l
     return lambda _, p: [*p[:axis], at, *p[axis:]]
 
 
+class Resized(Protocol):
+    """A carried value whose sizes change from trip to trip (`loop_storage.py`)."""
+
+    @property
+    def storage(self) -> SSAValue:
+        """The bytes it lives in."""
+        ...
+
+    @property
+    def entry(self) -> SSAValue:
+        """The view of it the trip read."""
+        ...
+
+    def write(self, b: Builder, source: SSAValue) -> None:
+        """Store `source`, at its sizes, as the value."""
+        ...
+
+
 def write_carried(
-    b: Builder, op: Operation, sources: Sequence[SSAValue], targets: Sequence[SSAValue]
+    b: Builder,
+    op: Operation,
+    sources: Sequence[SSAValue],
+    targets: Sequence[SSAValue | Resized],
 ) -> None:
-    """Write the yielded values `sources` into the carried buffers `targets`:
-    a value read from one of the carried buffers (a swap, a rotation) first
-    goes to a temporary, so that no write overwrites what a later one reads."""
-    carried = {_root(t) for t in targets}
+    """Write the yielded values `sources` into the carried buffers (or loop
+    storage) `targets`: a value read from one of the carried buffers (a
+    swap, a rotation) first goes to a temporary, so that no write overwrites
+    what a later one reads."""
+    carried = {_root(t) if isinstance(t, SSAValue) else t.storage for t in targets}
     staged: list[SSAValue] = []
     for source, target in zip(sources, targets, strict=True):
-        if source is target:
+        if source is (target if isinstance(target, SSAValue) else target.entry):
             staged.append(source)
         elif _root(source) in carried:
             sizes = memref_sizes(b, source)
@@ -269,6 +315,10 @@ def write_carried(
         else:
             staged.append(source)
     for source, target in zip(staged, targets, strict=True):
+        if not isinstance(target, SSAValue):
+            if source is not target.entry:
+                target.write(b, source)
+            continue
         sizes = memref_sizes(b, target)
         same_sizes(b, op, memref_sizes(b, source), sizes, "a loop-carried value")
         if source is not target:

@@ -1,7 +1,8 @@
 """`onnx.Loop` -> `scf.for` when its condition cannot change inside the body,
 else `scf.while`; the scheme (buffers, block arguments, finishing the
 `onnx.Yield`) is the one `control_flow.py` describes. Scan outputs of a
-`scf.while` fill M rows and keep the rows that ran.
+`scf.while` fill M rows and keep the rows that ran. A carried value whose
+sizes change from trip to trip lives in loop storage (`loop_storage.py`).
 """
 
 from __future__ import annotations
@@ -15,21 +16,26 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from onnxc import element_types
 from onnxc.dialects import onnx
 from onnxc.ir_names import COMMENT
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     alloc,
     buffer_behind,
+    buffer_of,
     comment_for,
     constant_value,
     is_none,
     load_scalar,
     shape_of,
+    tensor_type,
     unsupported,
 )
 from onnxc.lowering.convert_onnx_to_linalg.control_flow import (
     INDEX,
+    Binding,
+    Resized,
     copy_elements,
     initialised,
     memref_sizes,
@@ -41,6 +47,7 @@ from onnxc.lowering.convert_onnx_to_linalg.control_flow import (
     write_carried,
     yield_of,
 )
+from onnxc.lowering.convert_onnx_to_linalg.loop_storage import LoopStorage, fixed_sizes
 from onnxc.lowering.convert_onnx_to_linalg.loops import index
 from onnxc.lowering.index_arith import Size
 
@@ -87,7 +94,6 @@ class LoopOpLowering(OnnxLowering[onnx.LoopOp]):
             raise unsupported(
                 op, "a loop without a trip count" + (" with scan outputs" if scans else "")
             )
-        buffers = [initialised(self.shapes, rewriter, op, v) for v in op.v_initial]
         scan_buffers: list[SSAValue] = []
         slices: list[list[Size]] = []
         for k in range(scans):
@@ -105,12 +111,23 @@ class LoopOpLowering(OnnxLowering[onnx.LoopOp]):
                 scan_buffers.append(self.result_buffer(rewriter, result, [trips, *slice_sizes]))
             else:  # rows for every trip M allows; the rows run are copied out after
                 scan_buffers.append(alloc(rewriter, result.type, [trips, *slice_sizes]))
+        # After the scan outputs: buffers sized from data come before loop storage.
+        buffers: list[SSAValue | LoopStorage] = []
+        for initial, arg in zip(op.v_initial, block.args[2:], strict=True):
+            steady = fixed_sizes(shapes, arg)
+            if steady is None:
+                buffers.append(initialised(shapes, rewriter, op, initial))
+            else:
+                buffers.append(self._storage(op, rewriter, initial, steady))
         number = alloc(rewriter, TensorType(i64, []))
         condition = alloc(rewriter, TensorType(i1, []))
         b = Builder(InsertPoint.before(op))
         true = b.insert(arith.ConstantOp.from_int_and_width(1, i1)).result
         b.insert(memref.StoreOp.get(start if start is not None else true, condition, []))
-        taken, iv = trip_block(self.shapes, op.body, [number, condition, *buffers])
+        bindings: list[Binding] = [
+            v if isinstance(v, SSAValue) else v.view_at_entry for v in buffers
+        ]
+        taken, iv = trip_block(self.shapes, op.body, [number, condition, *bindings])
         head = Builder(InsertPoint.at_start(taken))
         as_integer = head.insert(arith.IndexCastOp(iv, i64)).result
         head.insert(memref.StoreOp.get(as_integer, number, []))
@@ -132,10 +149,42 @@ class LoopOpLowering(OnnxLowering[onnx.LoopOp]):
                     op.results[carried:], scan_buffers, slices, strict=True
                 )
             ]
-        self.replace(rewriter, op, [*buffers, *scanned])
+        finals = [
+            v if isinstance(v, SSAValue) else self._copied_out(op, rewriter, result, v)
+            for v, result in zip(buffers, op.results, strict=False)
+        ]
+        self.replace(rewriter, op, [*finals, *scanned])
         self.context.finishers.append(
             lambda: _finish_loop(loop, taken, iv, condition, buffers, scan_buffers, fixed)
         )
+
+    def _storage(
+        self,
+        op: onnx.LoopOp,
+        rewriter: PatternRewriter,
+        initial: SSAValue,
+        fixed: list[Size | None],
+    ) -> LoopStorage:
+        """Loop storage for a carried value whose sizes change from trip to
+        trip (those not `fixed`), holding `initial`."""
+        element = tensor_type(initial).element_type
+        if element_types.row_of(element).packing != 1:
+            raise unsupported(op, f"a carried {element} tensor whose size changes")
+        b = Builder(InsertPoint.before(op))
+        stored = LoopStorage.before(b, element, fixed)
+        stored.store(b, buffer_of(rewriter, initial), self.shapes.sizes(initial))
+        return stored
+
+    def _copied_out(
+        self, op: onnx.LoopOp, rewriter: PatternRewriter, result: SSAValue, stored: LoopStorage
+    ) -> SSAValue:
+        """The final value of a carried value in loop storage, copied into
+        a buffer of its final sizes (built after the loop)."""
+        b = Builder(InsertPoint.before(op))
+        sizes: list[Size] = list(stored.sizes(b))
+        output = self.result_buffer(rewriter, result, sizes)
+        copy_elements(b, stored.view(b, sizes), output, sizes)
+        return output
 
     def _rows_run(
         self,
@@ -175,7 +224,7 @@ def _finish_loop(
     body: Block,
     iv: SSAValue,
     condition: SSAValue,
-    buffers: Sequence[SSAValue],
+    buffers: Sequence[SSAValue | Resized],
     scan_buffers: Sequence[SSAValue],
     fixed: bool,
 ) -> None:

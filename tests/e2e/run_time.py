@@ -1,7 +1,7 @@
 """Checks shared by the tests of models with sizes known only at run time:
-inputs the model refuses stop it with ONNXC_ERR_SHAPE, and its C (run-time
-checks inside loops, data-dependent sizes) builds without a warning under
-strict gcc."""
+results match onnxruntime, inputs the model refuses stop it with
+ONNXC_ERR_SHAPE, and its C (run-time checks inside loops, data-dependent
+sizes) builds without a warning under a strict C compiler."""
 
 from __future__ import annotations
 
@@ -18,6 +18,21 @@ import onnxc
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O2", "-c"]
 
 
+def assert_matches_onnxruntime(
+    model: onnx.ModelProto, feeds: dict[str, np.ndarray], rtol: float, atol: float
+) -> None:
+    """`model` compiled by onnxc gives onnxruntime's outputs on `feeds`:
+    the same shapes, values within `rtol` and `atol`."""
+    ort = pytest.importorskip("onnxruntime")
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expected = session.run(None, feeds)
+    got = list(onnxc.compile(model).run(feeds).values())
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
+
+
 def assert_refused(model: onnx.ModelProto, name: str, feeds: dict[str, np.ndarray]) -> None:
     """Running `model` on `feeds` stops with ONNXC_ERR_SHAPE (status -5)."""
     compiled = onnxc.compile(model, name=name)
@@ -25,12 +40,15 @@ def assert_refused(model: onnx.ModelProto, name: str, feeds: dict[str, np.ndarra
         compiled.run(feeds)
 
 
-def assert_builds_warning_free(model: onnx.ModelProto, name: str, folder: Path) -> None:
-    """Every C file of `model` compiles with gcc and STRICT (skips without gcc)."""
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc not installed")
+def assert_builds_warning_free(
+    model: onnx.ModelProto, name: str, folder: Path, compiler: str = "gcc"
+) -> None:
+    """Every C file of `model` compiles with `compiler` and STRICT (skips
+    when it is not installed)."""
+    if shutil.which(compiler) is None:
+        pytest.skip(f"{compiler} not installed")
     generated = onnxc.generate_c(model, name=name)
     generated.write(folder)
     for source in generated.c_files():
-        command = ["gcc", *STRICT, str(folder / source), "-o", str(folder / "m.o")]
+        command = [compiler, *STRICT, str(folder / source), "-o", str(folder / "m.o")]
         subprocess.run(command, check=True)

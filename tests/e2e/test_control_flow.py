@@ -19,6 +19,7 @@ from onnx import helper as h
 
 import onnxc
 from onnxc.errors import OnnxcError
+from tests.e2e.run_time import assert_matches_onnxruntime
 from tests.mcu.tools import needs_arm
 
 ort = pytest.importorskip("onnxruntime")
@@ -39,13 +40,7 @@ def _graph(nodes, inputs, outputs, name="body") -> onnx.GraphProto:
 
 
 def _compare(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> None:
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    expected = session.run(None, feeds)
-    got = list(onnxc.compile(model).run(feeds).values())
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected, strict=True):
-        assert g.shape == e.shape
-        np.testing.assert_allclose(g, e, rtol=RTOL, atol=ATOL)
+    assert_matches_onnxruntime(model, feeds, RTOL, ATOL)
 
 
 def if_outer_scope() -> onnx.ModelProto:
