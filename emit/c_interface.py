@@ -395,8 +395,11 @@ class ModelPrinter:
             if not isinstance(g.initial_value, DenseIntOrFPElementsAttr):
                 raise CEmitError(f"memref.global @{sym} has no dense initial value")
             count = math.prod(t.get_shape())
-            raw = bytes(g.initial_value.data.data)
             ct = row(t.element_type).storage_c_type
+            if count == 0:  # never read: a compound literal, no object to leave unused
+                self.global_names[sym] = f"((const {ct}[1]){{0}})"
+                continue
+            raw = bytes(g.initial_value.data.data)
             values = storage_values(raw, t.element_type, count)
             if values.nbytes > LISTED_BYTES:
                 data = little_endian_bytes(values)
@@ -410,13 +413,10 @@ class ModelPrinter:
             literals = storage_literals(values, t.element_type)
             decl = f"const {ct} {name}[{max(1, len(literals))}] ONNXC_WEIGHT_ATTRIBUTES"
             declarations.append(f"extern {decl};")
-            if literals:
-                out.append(f"{storage}{decl} = {{")
-                for k in range(0, len(literals), VALUES_PER_LINE):
-                    out.append("  " + ", ".join(literals[k : k + VALUES_PER_LINE]) + ",")
-                out.append("};")
-            else:
-                out.append(f"{storage}{decl} = {{0}}; /* empty */")
+            out.append(f"{storage}{decl} = {{")
+            for k in range(0, len(literals), VALUES_PER_LINE):
+                out.append("  " + ", ".join(literals[k : k + VALUES_PER_LINE]) + ",")
+            out.append("};")
             out.append("")
         for g in self.string_globals:
             sym = g.sym_name.data

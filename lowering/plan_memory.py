@@ -67,7 +67,7 @@ from xdsl.dialects.builtin import (
     i8,
 )
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -214,46 +214,68 @@ def find_buffers(fn: func.FuncOp) -> list[Buffer]:
 @dataclass(eq=False)
 class LoopShares:
     """Loop storages that live during the same top-level ops (`during`: the
-    loop that carries them and the copies out after it), and the buffers
-    of the loop's body sized from them: they share the rest of the
-    workspace (see the module docstring)."""
+    loop or branch that writes them and the copies out after it), and the
+    buffers inside those ops sized from them: they share the rest of the
+    workspace (see the module docstring). `storages` are at the top level
+    (their values are copied out after the loop, in order), `nested` inside
+    a region (an If's result inside a loop body)."""
 
     storages: list[LoopStorageOp]
     during: set[Operation]
+    nested: list[LoopStorageOp] = field(default_factory=list)
     inner: list[memref.AllocOp] = field(default_factory=list)
 
     @property
     def members(self) -> int:
-        return len(self.storages) + len(self.inner)
+        return len(self.storages) + len(self.nested) + len(self.inner)
+
+    def anchor(self, position: dict[Operation, int]) -> Operation:
+        """The first top-level op of the group: its shares are computed before."""
+        return min([*self.storages, *self.during], key=lambda op: position[op])
+
+
+def _top_level(op: Operation, block: Block) -> Operation:
+    """The op of `block` that is or contains `op`."""
+    while op.parent_block() is not block:
+        parent = op.parent_op()
+        assert parent is not None
+        op = parent
+    return op
 
 
 def loop_shares(fn: func.FuncOp) -> list[LoopShares]:
     """The loop storages of `fn`, grouped by the top-level ops they live
     during."""
     block = fn.body.block
-    body = {op: i for i, op in enumerate(block.ops)}
+    ops = list(block.ops)
+    body = {op: i for i, op in enumerate(ops)}
     groups: list[LoopShares] = []
+    nested: list[LoopStorageOp] = []
     for op in block.walk():
         if not isinstance(op, LoopStorageOp):
             continue
         if op.parent_block() is not block:
-            raise UnsupportedError(
-                f"{_label(op)}: a loop whose carried values change size, nested in "
-                "another loop or branch (not supported)"
-            )
+            nested.append(op)
+            continue
         during: set[Operation] = {op}
         for user, _ in touches(op.result):
             index = top_level_index(user, body)
             assert index is not None
-            during.add(list(block.ops)[index])
-        overlapping = [g for g in groups if g.during & during]
+            during.add(ops[index])
         merged = LoopShares([op], during)
-        for group in overlapping:
+        for group in [g for g in groups if g.during & during]:
             groups.remove(group)
             merged = LoopShares(group.storages + merged.storages, group.during | merged.during)
         groups.append(merged)
     for group in groups:
         group.storages.sort(key=lambda s: body[s])
+    for op in nested:
+        top = _top_level(op, block)
+        owner = next((g for g in groups if top in g.during), None)
+        if owner is None:
+            owner = LoopShares([], {top})
+            groups.append(owner)
+        owner.nested.append(op)
     return groups
 
 
@@ -646,10 +668,10 @@ def _plan_at_run_time(
     position = {op: k for k, op in enumerate(fn.body.block.ops)}
     for group in shares:
         loop = max(position[op] for op in group.during if op.regions)
-        if any(position[group.storages[0]] < position[b.alloc] < loop for b in data):
+        if any(position[group.anchor(position)] < position[b.alloc] < loop for b in data):
             raise InternalError("internal error: a buffer sized from data is made in loop storage")
     steps: list[tuple[Operation, Buffer | LoopShares]] = [(b.alloc, b) for b in data]
-    steps += [(g.storages[0], g) for g in shares]
+    steps += [(g.anchor(position), g) for g in shares]
     for op, step in sorted(steps, key=lambda s: position[s[0]]):  # each size follows the last
         here = _Sizes(fn, op.prev_op)
         offset = here.align(current, ARENA_ALIGN)
@@ -665,7 +687,8 @@ def _plan_at_run_time(
 def _share(fn: func.FuncOp, group: LoopShares, arena: SSAValue, base: Size) -> None:
     """Give each member of `group` (n of them) an equal share of the
     workspace after `base`, with checks of what each write needs."""
-    first = group.storages[0]
+    position = {op: k for k, op in enumerate(fn.body.block.ops)}
+    first = group.anchor(position)
     here = _Sizes(fn, None, before=first)
     Rewriter.insert_op(WorkspaceOp(here.index(base)), InsertPoint.before(first))
     count = group.members
@@ -681,7 +704,8 @@ def _share(fn: func.FuncOp, group: LoopShares, arena: SSAValue, base: Size) -> N
         Rewriter.insert_op(WorkspaceOp(total), InsertPoint.before(before))
 
     offsets = [here.index(here.add(base, here.mul(share, k))) for k in range(count)]
-    for storage, offset in zip(group.storages, offsets, strict=False):
+    storages = [*group.storages, *group.nested]
+    for storage, offset in zip(storages, offsets, strict=False):
         for use in list(storage.result.uses):
             reserve = use.operation
             if isinstance(reserve, ReserveOp):
@@ -689,7 +713,7 @@ def _share(fn: func.FuncOp, group: LoopShares, arena: SSAValue, base: Size) -> N
                 Rewriter.erase_op(reserve)
         view = memref.ViewOp(arena, offset, [here.index(share)], storage.result.type)
         Rewriter.replace_op(storage, view)
-    for alloc, offset in zip(group.inner, offsets[len(group.storages) :], strict=True):
+    for alloc, offset in zip(group.inner, offsets[len(storages) :], strict=True):
         need(alloc, alloc.memref.type, alloc.dynamic_sizes)
         _replace_with_view(alloc, arena, offset)
 

@@ -1,7 +1,9 @@
 """Sequence and optional inputs and outputs on the Python side.
 
 The C of a model knows only tensors: a sequence input or output is one tensor
-per element, an optional one tensor or none (`static_sequences.py`). `run`
+per element, or, when known only at run time, its elements' data and shapes
+(`ragged_sequences.py`); an optional is one tensor or none
+(`static_sequences.py`). `run`
 takes and returns them as the containers they are: a list of arrays for a
 sequence, an array or None for an optional. This module flattens the inputs
 and groups the outputs, and stores `Containers` in the compilation cache.
@@ -12,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from onnxc.containers import Container, Containers, Maps, Opt, Seq, tensor_names
+import numpy as np
+
+from onnxc.containers import Container, Containers, Maps, Opt, Ragged, Seq, tensor_names
 from onnxc.errors import RunError
 
 __all__ = ["flatten_inputs", "from_plain", "group_outputs", "grouped_names", "to_plain"]
@@ -67,6 +71,7 @@ def _spread(model: str, name: str, value: Any, container: Container, flat: dict[
         else:
             _spread(model, name, value, container.value, flat)
         return
+    assert isinstance(container, Seq), "sequence inputs are given at compile time"
     if not isinstance(value, list | tuple) or len(value) != len(container.items):
         count = len(container.items)
         raise RunError(
@@ -96,9 +101,24 @@ def _gather(container: Container | str, outputs: Mapping[str, Any]) -> Any:
         return [dict(zip(container.keys, row.tolist(), strict=True)) for row in rows]
     if isinstance(container, Seq):
         return [outputs[t] for t in container.items]
+    if isinstance(container, Ragged):
+        return _split(outputs[container.data], outputs[container.shapes])
     if container.present is not None and not bool(outputs[container.present]):
         return None  # empty at run time
     return None if container.value is None else _gather(container.value, outputs)
+
+
+def _split(data: np.ndarray, shapes: np.ndarray) -> list[np.ndarray]:
+    """The tensors of a sequence known only at run time: rows of `shapes`
+    (rank, then sizes) cut `data` into them."""
+    tensors: list[np.ndarray] = []
+    start = 0
+    for row in shapes.tolist():
+        dims = tuple(int(d) for d in row[1 : 1 + int(row[0])])
+        count = int(np.prod(dims, dtype=np.int64))
+        tensors.append(data[start : start + count].reshape(dims))
+        start += count
+    return tensors
 
 
 def to_plain(containers: Containers) -> dict[str, Any]:
@@ -117,6 +137,8 @@ def _plain(container: Container | str | None) -> Any:
         return {"maps": container.values, "keys": list(container.keys)}
     if isinstance(container, Seq):
         return {"sequence": list(container.items)}
+    if isinstance(container, Ragged):
+        return {"ragged": [container.data, container.shapes, container.width, *container.ranks]}
     return {"optional": _plain(container.value), "present": container.present}
 
 
@@ -136,6 +158,9 @@ def _container(plain: Any) -> Container | str | None:
         return Maps(str(plain["maps"]), tuple(plain["keys"]))
     if "sequence" in plain:
         return Seq(tuple(str(t) for t in plain["sequence"]))
+    if "ragged" in plain:
+        data, shapes, width, *ranks = plain["ragged"]
+        return Ragged(str(data), str(shapes), int(width), tuple(int(r) for r in ranks))
     value = _container(plain["optional"])
     if isinstance(value, Opt | Maps):
         raise TypeError("an optional of an optional or of maps")

@@ -16,6 +16,7 @@ __all__ = [
     "InputShape",
     "Maps",
     "Opt",
+    "Ragged",
     "Seq",
     "ShapeArgument",
     "Value",
@@ -59,13 +60,28 @@ class Seq:
 
 
 @dataclass(frozen=True)
+class Ragged:
+    """A sequence whose length or tensors' shapes are known only at run time
+    (see `ragged_sequences.py`): `data`, a 1-D tensor, holds its tensors'
+    elements one tensor after the other (each in row-major order), and
+    `shapes`, an int64 [length, 1 + width] tensor, each tensor's rank and
+    then its sizes (padded with 1s to `width`). `ranks` are the ranks its
+    tensors may have, known at compile time."""
+
+    data: str
+    shapes: str
+    width: int
+    ranks: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Opt:
     """An optional: its value, or None when empty. Where only the run
     decides (an If whose branches differ in presence), `present` names a
     bool scalar tensor telling whether it holds its value (the tensors of
     `value` then hold zeros when it does not)."""
 
-    value: str | Seq | None
+    value: str | Seq | Ragged | None
     present: str | None = None
 
 
@@ -79,7 +95,7 @@ class Maps:
     keys: tuple[int, ...] | tuple[str, ...]
 
 
-Container = Seq | Opt | Maps
+Container = Seq | Ragged | Opt | Maps
 """A sequence, an optional or ZipMap's sequence of maps."""
 Value = str | Container
 """A tensor's name or a container."""
@@ -112,6 +128,8 @@ def _shape_of_value(value: Value | None) -> object:
         return value if value is None else "tensor"
     if isinstance(value, Seq):
         return ("sequence", len(value.items))
+    if isinstance(value, Ragged):
+        return ("ragged", value.width, value.ranks)
     if isinstance(value, Maps):
         return ("maps", value.keys)
     return ("optional", _shape_of_value(value.value))
@@ -125,6 +143,8 @@ def tensor_names(value: Value | None) -> list[str]:
         return [value]
     if isinstance(value, Seq):
         return list(value.items)
+    if isinstance(value, Ragged):
+        return [value.data, value.shapes]
     if isinstance(value, Maps):
         return [value.values]
     return [*tensor_names(value.value), *([value.present] if value.present else [])]
@@ -143,6 +163,8 @@ def rebuilt(shape: Value, names: Iterator[str]) -> Value:
         return next(names)
     if isinstance(shape, Seq):
         return Seq(tuple(next(names) for _ in shape.items))
+    if isinstance(shape, Ragged):
+        return Ragged(next(names), next(names), shape.width, shape.ranks)
     if isinstance(shape, Maps):
         return Maps(next(names), shape.keys)
     inner = None if shape.value is None else rebuilt(shape.value, names)

@@ -9,6 +9,16 @@ subclasses say which layer gave up, for callers that care.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import onnx
+
+
+def node_label(node: onnx.NodeProto) -> str:
+    """How error messages name an ONNX node."""
+    return f"node '{node.name or node.op_type}' ({node.op_type})"
+
 
 class OnnxcError(Exception):
     """A problem with the model, the options or the tools: one line, no

@@ -31,10 +31,10 @@ END = "<!-- end of generated operators -->"
 
 TITLES = {
     "activations": "activations",
+    "branch": "control flow",
     "cast": "conversion",
     "compress": "selection by mask",
     "constant": "constants, identity",
-    "control_flow": "control flow",
     "conv": "convolution",
     "conv_transpose": "convolution",
     "cumulative": "scans",
@@ -81,7 +81,7 @@ def _category(module: str) -> str:
     return TITLES.get(short, short.replace("_", " "))
 
 
-RESOLVED = {"": "sequences, optionals (resolved at compile time)", onnx_ml.DOMAIN: "maps"}
+RESOLVED = {"": "sequences, optionals", onnx_ml.DOMAIN: "maps"}
 """The titles of the operators the importer resolves (`static_sequences.py`)."""
 
 

@@ -1,7 +1,9 @@
 """The sequence, optional and ZipMap operators, resolved at compile time: each
 handler follows the containers its node reads (`containers.py`) and either
 makes a container of tensor names or emits tensor nodes (see
-`static_sequences.py`, whose resolver calls them)."""
+`static_sequences.py`, whose resolver calls them). What only the run can
+tell (a run-time position among tensors of different shapes, a run-time
+split) makes a sequence known at run time (`ragged_sequences.py`)."""
 
 from __future__ import annotations
 
@@ -12,9 +14,10 @@ import numpy as np
 import onnx
 from onnx import helper
 
+from onnxc import ragged_sequences as ragged
 from onnxc.constant_branches import fresh_name, inline_graph
-from onnxc.containers import Maps, Opt, Seq, Value
-from onnxc.errors import OnnxcError
+from onnxc.containers import Maps, Opt, Ragged, Seq, Value
+from onnxc.errors import OnnxcError, node_label
 
 if TYPE_CHECKING:
     from onnxc.static_sequences import Resolver
@@ -41,11 +44,6 @@ RESOLVED_OPS = {"": SEQUENCE_OPS, "ai.onnx.ml": {"ZipMap"}}
 """The operators resolved on import (never lowered), by domain."""
 
 
-def node_label(node: onnx.NodeProto) -> str:
-    """How error messages name `node`."""
-    return f"node '{node.name or node.op_type}' ({node.op_type})"
-
-
 def _attribute(node: onnx.NodeProto, name: str, default: int) -> int:
     found = next((a for a in node.attribute if a.name == name), None)
     return default if found is None else int(helper.get_attribute_value(found))
@@ -62,12 +60,27 @@ def _sequence_construct(r: Resolver, node: onnx.NodeProto, read: list[Value]) ->
 
 
 def _sequence_insert(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
-    items, tensor = r.sequence(node, read[0]).items, node.input[1]
-    at = r.position(node, 2, len(items), len(items))
-    if at is not None:
-        r.values[node.output[0]] = Seq((*items[:at], tensor, *items[at:]))
-        return
-    shape = r.same_shapes(node, [*items, tensor])
+    found, tensor = r.sequence(node, read[0]), node.input[1]
+    if isinstance(found, Seq):
+        items = found.items
+        at = r.position(node, 2, len(items), len(items))
+        if at is not None:
+            r.values[node.output[0]] = Seq((*items[:at], tensor, *items[at:]))
+            return
+        shape = r.one_shape([*items, tensor])
+        if shape is not None:
+            _insert_by_selection(r, node, items, tensor, shape)
+            return
+    value = r.ragged(node, found, node.input[1])
+    where = ragged.position(r, node, 2, value, last=False) if len(node.input) > 2 else None
+    r.values[node.output[0]] = ragged.insert(r, node, value, tensor, where)
+
+
+def _insert_by_selection(
+    r: Resolver, node: onnx.NodeProto, items: tuple[str, ...], tensor: str, shape: tuple[int, ...]
+) -> None:
+    """Insert `tensor` at a run-time position among `items` of its static
+    `shape`: each tensor of the result selected elementwise."""
     at_run_time = r.run_time_position(node, 2, len(items))
     made: list[str] = []
     for k in range(len(items) + 1):  # k < at: items[k]; k == at: tensor; k > at: items[k - 1]
@@ -83,43 +96,58 @@ def _sequence_insert(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> No
 
 
 def _sequence_erase(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
-    items = r.sequence(node, read[0]).items
-    if not items:
-        raise OnnxcError(f"{node_label(node)}: erases from an empty sequence")
-    at = r.position(node, 1, len(items), len(items) - 1)
-    if at is None:
-        shape = r.same_shapes(node, items)
-        at_run_time = r.run_time_position(node, 1, len(items))
-        kept: list[str] = []
-        for k in range(len(items) - 1):  # k < at: items[k]; else items[k + 1]
-            before = r.emit("Less", [r.emit_constant(np.array(k, np.int64)), at_run_time])
-            kept.append(r.emit("Where", [before, items[k], items[k + 1]]))
-            r.shapes[kept[-1]] = shape
-        r.values[node.output[0]] = Seq(tuple(kept))
-        return
-    if at == len(items):
-        raise OnnxcError(f"{node_label(node)}: position {at} is past the sequence's end")
-    r.values[node.output[0]] = Seq((*items[:at], *items[at + 1 :]))
+    found = r.sequence(node, read[0])
+    if isinstance(found, Seq):
+        items = found.items
+        if not items:
+            raise OnnxcError(f"{node_label(node)}: erases from an empty sequence")
+        at = r.position(node, 1, len(items), len(items) - 1)
+        if at is not None:
+            if at == len(items):
+                raise OnnxcError(f"{node_label(node)}: position {at} is past the sequence's end")
+            r.values[node.output[0]] = Seq((*items[:at], *items[at + 1 :]))
+            return
+        shape = r.one_shape(items)
+        if shape is not None:
+            at_run_time = r.run_time_position(node, 1, len(items))
+            kept: list[str] = []
+            for k in range(len(items) - 1):  # k < at: items[k]; else items[k + 1]
+                before = r.emit("Less", [r.emit_constant(np.array(k, np.int64)), at_run_time])
+                kept.append(r.emit("Where", [before, items[k], items[k + 1]]))
+                r.shapes[kept[-1]] = shape
+            r.values[node.output[0]] = Seq(tuple(kept))
+            return
+    value = r.ragged(node, found)
+    where = ragged.position(r, node, 1, value, last=True)
+    r.values[node.output[0]] = ragged.erase(r, value, where)
 
 
 def _sequence_at(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
-    items = r.sequence(node, read[0]).items
-    at = r.position(node, 1, len(items), 0)
-    if at is None:  # the tensors stacked, the one at the position gathered
-        r.same_shapes(node, items)
-        axis = r.emit_constant(np.array([0], np.int64))
-        stacked = r.emit("Concat", [r.emit("Unsqueeze", [t, axis]) for t in items], axis=0)
-        position = r.run_time_position(node, 1, len(items))
-        r.emit("Gather", [stacked, position], node.output[0], axis=0)
-        return
-    if at == len(items):
-        raise OnnxcError(f"{node_label(node)}: position {at} is past the sequence's end")
-    r.emit("Identity", [items[at]], node.output[0])
+    found = r.sequence(node, read[0])
+    if isinstance(found, Seq):
+        items = found.items
+        at = r.position(node, 1, len(items), 0)
+        if at is not None:
+            if at == len(items):
+                raise OnnxcError(f"{node_label(node)}: position {at} is past the sequence's end")
+            r.emit("Identity", [items[at]], node.output[0])
+            return
+        if r.one_shape(items) is not None:  # the tensors stacked, the one at the position gathered
+            axis = r.emit_constant(np.array([0], np.int64))
+            stacked = r.emit("Concat", [r.emit("Unsqueeze", [t, axis]) for t in items], axis=0)
+            position = r.run_time_position(node, 1, len(items))
+            r.emit("Gather", [stacked, position], node.output[0], axis=0)
+            return
+    value = r.ragged(node, found)
+    ragged.at(r, node, value, ragged.position(r, node, 1, value, last=False), node.output[0])
 
 
 def _sequence_length(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
-    items = r.sequence(node, read[0]).items
-    r.emit_constant(np.array(len(items), np.int64), node.output[0])
+    found = r.sequence(node, read[0])
+    if isinstance(found, Ragged):
+        ragged.length(r, found, node.output[0])
+        return
+    r.emit_constant(np.array(len(found.items), np.int64), node.output[0])
 
 
 def _split_to_sequence(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
@@ -129,19 +157,20 @@ def _split_to_sequence(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> 
     axis = axis + rank if axis < 0 else axis
     split = node.input[1] if len(node.input) > 1 else ""
     keepdims = _attribute(node, "keepdims", 1)
+    given = r.constant(split) if split else None
+    split_shape = r.shapes.get(split) if split else None
+    whole = r.shape(node, data)[axis]
+    run_time_sizes = given is None and (not split_shape or split_shape[0] < 0)
+    if (whole < 0 and (given is None or given.ndim == 0)) or (split and run_time_sizes):
+        # how many pieces, or how big, only the run tells
+        r.values[node.output[0]] = ragged.split(r, node, data, split or None, axis, bool(keepdims))
+        return
     if not split:
         count = r.static_size(node, data, axis)
         sizes: list[int] | None = [1] * count
     else:
-        given = r.constant(split)
         if given is None:
-            split_shape = r.shapes.get(split)
-            if split_shape is None or len(split_shape) != 1:
-                raise OnnxcError(
-                    f"{node_label(node)}: a split known only at run time, of no static length, "
-                    "makes a sequence whose length is known only at run time; onnxc "
-                    "resolves sequences at compile time and has no run-time sequence yet"
-                )
+            assert split_shape is not None
             count, sizes = split_shape[0], None
         elif given.ndim == 0:
             chunk, whole = int(given), r.static_size(node, data, axis)
@@ -172,7 +201,12 @@ def _split_to_sequence(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> 
 
 
 def _concat_from_sequence(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
-    items = r.sequence(node, read[0]).items
+    found = r.sequence(node, read[0])
+    if isinstance(found, Ragged):
+        axis, new_axis = _attribute(node, "axis", 0), bool(_attribute(node, "new_axis", 0))
+        ragged.concat(r, node, found, axis, new_axis, node.output[0])
+        return
+    items = found.items
     if not items:
         raise OnnxcError(f"{node_label(node)}: concatenates an empty sequence")
     axis = _attribute(node, "axis", 0)
@@ -184,6 +218,10 @@ def _concat_from_sequence(r: Resolver, node: onnx.NodeProto, read: list[Value]) 
 
 def _sequence_map(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
     body = next(a.g for a in node.attribute if a.name == "body")
+    if any(isinstance(v.value if isinstance(v, Opt) else v, Ragged) for v in read):
+        raise OnnxcError(
+            f"{node_label(node)}: maps over a sequence known only at run time (not supported)"
+        )
     lengths = {len(v.items) for v in read if isinstance(v, Seq)}
     if len(lengths) != 1:
         raise OnnxcError(f"{node_label(node)}: its sequences differ in length")

@@ -24,9 +24,11 @@ them back). An optional that an If makes present in one branch only is
 followed with its presence as a bool tensor the branches set (`Opt.present`;
 the empty branch yields zeros of the value's static shape), which
 OptionalHasElement reads and a graph output gains as a tensor output
-`NAME?present`. What needs a run-time sequence (a length that depends on
-data, as in a Loop that inserts once per iteration) is refused, naming the
-node and why.
+`NAME?present`. What only the run can tell (a Loop of run-time trips that
+grows a sequence, a run-time position among tensors of different shapes, a
+split given at run time, an If whose branches make sequences of different
+lengths) makes a sequence known at run time, its data and its shapes as two
+tensors (`ragged_sequences.py`, `sequence_loops.py`).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from onnxc.containers import (
     InputShape,
     Maps,
     Opt,
+    Ragged,
     Seq,
     Shape,
     ShapeArgument,
@@ -58,7 +61,9 @@ from onnxc.containers import (
 from onnxc.dialects.onnx import TARGET_OPSET
 from onnxc.element_types import Kind
 from onnxc.errors import OnnxcError
-from onnxc.loop_unrolling import MAX_TRIPS, unroll
+from onnxc.loop_unrolling import unroll
+from onnxc.ragged_sequences import ragged_of, width_for
+from onnxc.sequence_loops import carry
 from onnxc.sequence_ops import HANDLERS, RESOLVED_OPS, node_label
 
 __all__ = [
@@ -113,8 +118,9 @@ def resolve_containers(model: onnx.ModelProto, shapes: Mapping[str, ShapeArgumen
     resolver = Resolver(graph, set(all_names(graph)))
     resolver.expand_inputs({k: input_shape(k, v) for k, v in shapes.items()}, containers)
     inferred = _inferred(model).graph
-    resolver.shapes = value_shapes(inferred)
-    resolver.types.update({v.name: v.type for v in inferred.value_info})
+    for graph_or_body in _graphs(inferred):  # subgraphs' names are unique in the model too
+        resolver.shapes.update(value_shapes(graph_or_body))
+        resolver.types.update({v.name: v.type for v in graph_or_body.value_info})
     resolver.run()
     resolver.expand_outputs(containers)
     containers.fixed = sorted(resolver.fixed)
@@ -127,6 +133,16 @@ def resolve_containers(model: onnx.ModelProto, shapes: Mapping[str, ShapeArgumen
         for output in untyped:
             output.type.CopyFrom(found.get(output.name, output.type))
     return containers
+
+
+def _graphs(graph: onnx.GraphProto) -> list[onnx.GraphProto]:
+    """`graph` and its subgraphs, at any depth."""
+    found = [graph]
+    for node in graph.node:
+        for attribute in node.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                found += _graphs(attribute.g)
+    return found
 
 
 def _inferred(model: onnx.ModelProto) -> onnx.ModelProto:
@@ -250,17 +266,23 @@ class Resolver:
         if isinstance(found, Opt):
             if found.value is None:
                 return found
-            if isinstance(found.value, Seq):
+            if isinstance(found.value, Seq | Ragged):
                 inner = self._output_container(name, found.value, outputs)
             else:
                 inner = self._output_tensor(name, found.value, outputs)
-            assert isinstance(inner, str | Seq)
+            assert isinstance(inner, str | Seq | Ragged)
             present = None
             if found.present is not None:  # a bool output beside the value's tensors
                 element, self.element = self.element, onnx.TensorProto.BOOL
                 present = self._output_tensor(f"{name}?present", found.present, outputs)
                 self.element = element
             return Opt(inner, present)
+        if isinstance(found, Ragged):  # its data, and its shapes as NAME?shapes
+            data = self._output_tensor(name, found.data, outputs)
+            element, self.element = self.element, onnx.TensorProto.INT64
+            shapes = self._output_tensor(f"{name}?shapes", found.shapes, outputs)
+            self.element = element
+            return Ragged(data, shapes, found.width, found.ranks)
         names = [
             self._output_tensor(f"{name}[{index}]", item, outputs)
             for index, item in enumerate(found.items)
@@ -306,15 +328,10 @@ class Resolver:
             return
         if any(not isinstance(v, str) for v in read):
             loop = node.op_type == "Loop" and node.domain in ("", "ai.onnx")
-            if loop and unroll(self, node, read):
-                return
+            if loop and not unroll(self, node, read):
+                carry(self, node, read)  # iterations known only at run time
             if loop:
-                raise OnnxcError(
-                    f"{node_label(node)}: a sequence or optional carried through Loop is "
-                    "compiled when the iterations are known at compile time (a constant trip "
-                    f"count up to {MAX_TRIPS}, a condition the body keeps true); these are "
-                    "not, and onnxc has no run-time sequence yet"
-                )
+                return
             if any(a.type == onnx.AttributeProto.GRAPH for a in node.attribute):
                 raise OnnxcError(_CARRIED.format(label=node_label(node), op=node.op_type))
             raise OnnxcError(
@@ -331,20 +348,23 @@ class Resolver:
         yield containers, when both branches yield the same structure (then
         each branch yields their tensors, and the If one output per tensor)."""
         yielded: list[list[Value]] = []
+        inners: list[Resolver] = []
         for attribute in node.attribute:
             if attribute.type != onnx.AttributeProto.GRAPH:
                 continue
             body = attribute.g
             if any(not v.type.HasField("tensor_type") for v in body.input):
                 raise OnnxcError(_CARRIED.format(label=node_label(node), op=node.op_type))
-            inner = Resolver(body, self.taken, self.values)
+            inner = self.inner(body, {})
             inner.run()
             self.fixed |= inner.fixed
+            inners.append(inner)
             yielded.append([inner.values.get(v.name, v.name) for v in body.output])
         if all(isinstance(v, str) for values in yielded for v in values):
             return
         if node.op_type == "If":
             self._align_presence(node, yielded)
+            _merge_sequences(node, inners, yielded)
         shapes = (
             {structure(v) for v in zip(*yielded, strict=True)} if node.op_type == "If" else set()
         )
@@ -385,10 +405,17 @@ class Resolver:
                 assert not isinstance(inner, Opt | Maps)
                 yielded[k][index] = Opt(inner, flag)
 
-    def _zeros(self, node: onnx.NodeProto, output: str, value: str | Seq) -> list[np.ndarray]:
+    def _zeros(
+        self, node: onnx.NodeProto, output: str, value: str | Seq | Ragged
+    ) -> list[np.ndarray]:
         """Zeros of the tensors of `value` (an optional's value) as the If
         output's declared type gives them: a tensor, or a sequence of
         tensors of one type; an error where that type has no static shape."""
+        if isinstance(value, Ragged):
+            raise OnnxcError(
+                f"{node_label(node)}: an optional that only one branch holds, of a sequence "
+                "known only at run time (not supported)"
+            )
         declared = self.types.get(output)
         tensor = declared
         while tensor is not None and tensor.WhichOneof("value") in (
@@ -446,12 +473,41 @@ class Resolver:
 
     # what the handlers share
 
-    def sequence(self, node: onnx.NodeProto, value: Value) -> Seq:
-        if isinstance(value, Opt) and isinstance(value.value, Seq):
+    def inner(self, body: onnx.GraphProto, bound: Mapping[str, Value]) -> Resolver:
+        """A resolver for subgraph `body`, which sees this graph's values and
+        `bound` (its own inputs that are containers)."""
+        inner = Resolver(body, self.taken, {**self.values, **bound})
+        inner.shapes = {**self.shapes, **inner.shapes}
+        inner.types = {**self.types, **inner.types}
+        return inner
+
+    def sequence(self, node: onnx.NodeProto, value: Value) -> Seq | Ragged:
+        if isinstance(value, Opt) and isinstance(value.value, Seq | Ragged):
             return value.value
-        if not isinstance(value, Seq):
+        if not isinstance(value, Seq | Ragged):
             raise OnnxcError(f"{node_label(node)}: expects a sequence")
         return value
+
+    def ragged(self, node: onnx.NodeProto, value: Seq | Ragged, *tensors: str) -> Ragged:
+        """`value` as a sequence known at run time, wide enough for its
+        tensors and `tensors` (about to join it)."""
+        names = [*tensors, *(value.items if isinstance(value, Seq) else ())]
+        ranks = [len(self.shape(node, t)) for t in names]
+        element = next(
+            (_element_type(self.types[t]) for t in names if t in self.types),
+            _element_type(self.types[node.input[0]]) if node.input[0] in self.types else 0,
+        )
+        return ragged_of(self, node, value, width_for(ranks), element)
+
+    def ranks_of(self, node: onnx.NodeProto, value: Seq) -> tuple[int, ...]:
+        """The ranks of the tensors of `value`."""
+        return tuple(sorted({len(self.shape(node, t)) for t in value.items}))
+
+    def one_shape(self, names: Sequence[str]) -> tuple[int, ...] | None:
+        """The one static shape of the tensors `names`, if they have one."""
+        shapes = {self.shapes.get(name) for name in names}
+        shape = next(iter(shapes)) if len(shapes) == 1 else None
+        return None if shape is None or any(size < 0 for size in shape) else shape
 
     def position(self, node: onnx.NodeProto, index: int, length: int, default: int) -> int | None:
         """The constant position input `index` of `node` (or `default`),
@@ -481,20 +537,6 @@ class Resolver:
         size = self.emit_constant(np.array(length, np.int64))
         negative = self.emit("Less", [position, zero])
         return self.emit("Where", [negative, self.emit("Add", [position, size]), position])
-
-    def same_shapes(self, node: onnx.NodeProto, names: Sequence[str]) -> tuple[int, ...]:
-        """The one static shape of the tensors `names`; an error when they
-        differ or are not known (a run-time position selects elementwise,
-        between tensors of one shape)."""
-        shapes = {self.shapes.get(name) for name in names}
-        shape = next(iter(shapes)) if len(shapes) == 1 else None
-        if shape is None or any(size < 0 for size in shape):
-            raise OnnxcError(
-                f"{node_label(node)}: a position known only at run time selects between "
-                "tensors, which must then have one static shape; these differ or are not "
-                "known (onnxc resolves sequences at compile time)"
-            )
-        return shape
 
     def constant(self, name: str) -> np.ndarray | None:
         if name in self.constants:
@@ -546,10 +588,50 @@ class Resolver:
 
 def _tensor_type(tensor: str, output: onnx.ValueInfoProto, value: Value) -> int:
     """The element type of `tensor`, one of the tensors of container `value`
-    that stands for `output`: bool for a presence flag."""
+    that stands for `output`: bool for a presence flag, int64 for the shapes
+    of a sequence known at run time."""
     if tensor in presence_flags(value):
         return onnx.TensorProto.BOOL
+    inner = value.value if isinstance(value, Opt) else value
+    if isinstance(inner, Ragged) and tensor == inner.shapes:
+        return onnx.TensorProto.INT64
     return _element_type(output.type)
+
+
+def _merge_sequences(
+    node: onnx.NodeProto, inners: Sequence[Resolver], yielded: list[list[Value]]
+) -> None:
+    """Where the If's branches yield sequences (or optional sequences, present
+    in both) of different lengths, or one known only at run time, make each
+    branch yield it as a sequence known at run time of the same width and
+    ranks (the nodes converting it added to the branch)."""
+    for index in range(len(node.output)):
+        values = [branch[index] for branch in yielded]
+        wrapped = [isinstance(v, Opt) for v in values]
+        sequences = [v.value if isinstance(v, Opt) else v for v in values]
+        if (
+            structure(tuple(values)) is not None
+            or len(set(wrapped)) != 1
+            or not all(isinstance(v, Seq | Ragged) for v in sequences)
+        ):
+            continue
+        ranks: set[int] = set()
+        for inner, value in zip(inners, sequences, strict=True):
+            assert isinstance(value, Seq | Ragged)
+            ranks |= set(value.ranks if isinstance(value, Ragged) else inner.ranks_of(node, value))
+        everything = tuple(sorted(ranks))
+        for k, (inner, value) in enumerate(zip(inners, sequences, strict=True)):
+            assert isinstance(value, Seq | Ragged)
+            start = len(inner.nodes)
+            element = (
+                _element_type(inner.types[node.output[index]])
+                if node.output[index] in inner.types
+                else 0
+            )
+            made = ragged_of(inner, node, value, width_for(everything), element)
+            inner.graph.node.extend(inner.nodes[start:])
+            merged = Ragged(made.data, made.shapes, made.width, everything)
+            yielded[k][index] = Opt(merged) if wrapped[k] else merged
 
 
 def _constant(name: str, array: np.ndarray) -> onnx.NodeProto:

@@ -107,12 +107,24 @@ def test_cli(tmp_path: Path) -> None:
 
 
 def test_an_error_while_resolving_sequences_names_its_node() -> None:
-    """A Loop that carries a sequence over a run-time trip count cannot be
-    compiled: the gap is that Loop's, with the reason."""
-    from tests.test_static_sequences import _loop_model
-
-    model = _loop_model(helper.make_tensor_value_info("trips", TensorProto.INT64, []))
-    model.graph.node[1].name = "grow"
+    """SequenceAt at a run-time position of a sequence whose tensors have
+    different ranks cannot be compiled: the gap is that node's, with the
+    reason."""
+    f = TensorProto.FLOAT
+    graph = helper.make_graph(
+        [
+            helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
+            helper.make_node("SequenceAt", ["s", "at"], ["y"], name="pick"),
+        ],
+        "g",
+        [
+            helper.make_tensor_value_info("a", f, [2]),
+            helper.make_tensor_value_info("b", f, [2, 2]),
+            helper.make_tensor_value_info("at", TensorProto.INT64, []),
+        ],
+        [helper.make_tensor_value_info("y", f, [None])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     (gap,) = find_gaps(model)
-    assert (gap.domain, gap.operator, gap.node) == ("ai.onnx", "Loop", "grow")
-    assert "iterations are known at compile time" in gap.reason
+    assert (gap.domain, gap.operator, gap.node) == ("ai.onnx", "SequenceAt", "pick")
+    assert "different ranks" in gap.reason

@@ -1,7 +1,7 @@
 """Sequences and optionals resolved at compile time (onnxc/static_sequences.py):
 compiled models compared with onnxruntime (exactly: only data movement and
 one addition per element), the Python side of sequence and optional inputs
-and outputs, and the one-line errors for what needs a run-time sequence."""
+and outputs. What only the run can tell is in test_run_time_sequences.py."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ value = helper.make_tensor_value_info
 sequence = helper.make_tensor_sequence_value_info
 
 
-def _model(nodes, inputs, outputs, initializers=()) -> onnx.ModelProto:
+def checked_model(nodes, inputs, outputs, initializers=()) -> onnx.ModelProto:
     graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     onnx.checker.check_model(model)
@@ -47,7 +47,7 @@ def _sequence_in_and_out() -> onnx.ModelProto:
         [value("e", F, [2, 3]), value("x_in", F, [2, 3])],
         [value("sum", F, [2, 3])],
     )
-    return _model(
+    return checked_model(
         [
             helper.make_node("SequenceInsert", ["s", "x", "front"], ["t"]),
             helper.make_node("SequenceMap", ["t", "x"], ["mapped"], body=body),
@@ -90,7 +90,7 @@ def test_sequence_input_needs_its_shapes() -> None:
 
 
 def test_split_to_sequence_output_is_a_list() -> None:
-    model = _model(
+    model = checked_model(
         [helper.make_node("SplitToSequence", ["x", "split"], ["parts"], axis=1)],
         [value("x", F, [2, 5])],
         [sequence("parts", F, None)],
@@ -106,7 +106,7 @@ def test_split_to_sequence_output_is_a_list() -> None:
 
 def _optional_model() -> onnx.ModelProto:
     optional = helper.make_tensor_type_proto(F, [3])
-    return _model(
+    return checked_model(
         [
             helper.make_node("OptionalHasElement", ["o"], ["has"]),
             helper.make_node("Optional", ["x"], ["wrapped"]),
@@ -135,7 +135,7 @@ def test_optional_input_present_or_absent(present: bool) -> None:
 
 
 def test_sequence_position_input_is_fixed_to_its_default() -> None:
-    model = _model(
+    model = checked_model(
         [
             helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
             helper.make_node("SequenceAt", ["s", "at"], ["y"]),
@@ -171,7 +171,7 @@ def test_sequence_position_input_is_fixed_to_its_default() -> None:
     ],
 )
 def test_what_needs_a_run_time_sequence_is_a_one_line_error(nodes, message: str) -> None:
-    model = _model(
+    model = checked_model(
         nodes,
         [value("a", F, [2]), value("n", TensorProto.INT64, [])],
         [value("y", F, [2])],
@@ -187,7 +187,7 @@ def test_run_time_positions_select_between_tensors_of_one_shape() -> None:
     time (negative ones counted from the back): the tensors, of one shape,
     are selected elementwise."""
     i64 = TensorProto.INT64
-    model = _model(
+    model = checked_model(
         [
             helper.make_node("SequenceConstruct", ["a", "b", "c"], ["s"]),
             helper.make_node("SequenceInsert", ["s", "x", "insert"], ["t"]),
@@ -215,19 +215,6 @@ def test_run_time_positions_select_between_tensors_of_one_shape() -> None:
         y, joined = _onnxruntime(model, feeds)
         np.testing.assert_array_equal(got["y"], y)
         np.testing.assert_array_equal(got["all"], joined)
-
-
-def test_run_time_position_between_shapes_that_differ_is_refused() -> None:
-    model = _model(
-        [
-            helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
-            helper.make_node("SequenceAt", ["s", "at"], ["y"]),
-        ],
-        [value("a", F, [2]), value("b", F, [3]), value("at", TensorProto.INT64, [])],
-        [value("y", F, [2])],
-    )
-    with pytest.raises(OnnxcError, match="must then have one static shape"):
-        onnxc.compile(model)
 
 
 def test_command_line_gives_a_sequence_input_its_shapes(tmp_path) -> None:
@@ -281,7 +268,7 @@ def _loop_model(trips: onnx.ValueInfoProto | None) -> onnx.ModelProto:
         initializers.append(numpy_helper.from_array(np.array(3, np.int64), "trips"))
     else:
         inputs.append(trips)
-    return _model(
+    return checked_model(
         [
             helper.make_node("SequenceEmpty", [], ["empty"], dtype=F),
             helper.make_node(
@@ -304,12 +291,6 @@ def test_loop_carrying_a_sequence_is_unrolled() -> None:
     got = onnxc.compile(model).run(feeds)
     for mine, theirs in zip(got.values(), _onnxruntime(model, feeds), strict=True):
         np.testing.assert_array_equal(mine, theirs)
-
-
-def test_loop_carrying_a_sequence_needs_its_trip_count() -> None:
-    model = _loop_model(value("trips", TensorProto.INT64, []))
-    with pytest.raises(OnnxcError, match="carried through Loop is compiled when the iterations"):
-        onnxc.compile(model)
 
 
 def _run_time_optional(size: int | str) -> onnx.ModelProto:

@@ -16,7 +16,7 @@ is read from another's buffer (a swap), so that every write reads what the
 iteration computed; the yield of an `If` branch writes its value directly
 into the result buffer when the branch computed it into a buffer of its own.
 
-- If -> `scf.if` on the condition's element (here).
+- If (`branch.py`) -> `scf.if` on the condition's element.
 - Loop (`loop.py`) -> `scf.for` when the condition cannot change inside the body (there
   is none, the body passes its condition input through, or yields a constant
   true); its trip count is M (0 when the initial condition is false).
@@ -31,24 +31,23 @@ into the result buffer when the branch computed it into a buffer of its own.
   buffer the body reads, and writes each scan output's slice (at
   `scan_output_axes`, backwards for direction 1).
 
-This module holds the If lowering and the helpers the three share (taking
-a subgraph's block, binding its arguments to buffers, writing yielded
-values). A carried value whose body input the importer typed with the
-sizes of its initial value keeps them throughout (its buffer is allocated
-once): a body that yields another size is stopped at run time
-(`onnxc.check`) or refused at compile time when the sizes are static. One
-whose sizes change from trip to trip (the importer left them unknown) lives
-in loop storage at its current sizes (`loop_storage.py`).
+This module holds the helpers the three share (taking a subgraph's block,
+binding its arguments to buffers, writing yielded values). A carried value
+whose body input the importer typed with the sizes of its initial value
+keeps them throughout (its buffer is allocated once): a body that yields
+another size is stopped at run time (`onnxc.check`) or refused at compile
+time when the sizes are static. One whose sizes change from trip to trip
+(the importer left them unknown) lives in loop storage at its current sizes
+(`loop_storage.py`).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     IndexType,
@@ -68,12 +67,9 @@ from onnxc.errors import InternalError, UnsupportedError
 from onnxc.ir_names import COMMENT
 from onnxc.lowering.buffer_uses import VIEWS
 from onnxc.lowering.convert_onnx_to_linalg.common import (
-    OnnxLowering,
     alloc,
-    buffer_behind,
     buffer_of,
     comment_for,
-    load_scalar,
     memref_type,
     unsupported,
 )
@@ -323,59 +319,3 @@ def write_carried(
         same_sizes(b, op, memref_sizes(b, source), sizes, "a loop-carried value")
         if source is not target:
             copy_elements(b, source, target, sizes)
-
-
-# --- If --------------------------------------------------------------------------------
-
-
-class IfOpLowering(OnnxLowering[onnx.IfOp]):
-    """`onnx.If` -> `scf.if` on the condition's element, each branch writing
-    its outputs into the buffers of the If's results (allocated before it).
-    A result whose size only the branch taken knows is not supported."""
-
-    def rewrite(self, op: onnx.IfOp, rewriter: PatternRewriter) -> None:
-        count = len(op.results)
-        then_block = subgraph_block(op, op.then_branch, 0, count, "then_branch")
-        else_block = subgraph_block(op, op.else_branch, 0, count, "else_branch")
-        condition = load_scalar(rewriter, op, op.cond)
-        buffers: list[SSAValue] = []
-        for k, result in enumerate(op.results):
-            if not isinstance(result.type, TensorType):
-                raise unsupported(op, f"an output of type {result.type} (sequences, optionals)")
-            sizes = sizes_known(self.shapes, result)
-            if sizes is None:
-                raise unsupported(op, f"output {k} has a size only the branch taken knows")
-            buffers.append(self.result_buffer(rewriter, result, sizes))
-        blocks = [take_block(op.then_branch), take_block(op.else_branch)]
-        if_op = scf.IfOp(condition, [], Region(blocks[0]), Region(blocks[1]))
-        if_op.attributes[COMMENT] = comment_for(op)
-        rewriter.insert(if_op)
-        self.replace(rewriter, op, buffers)
-        for block in (then_block, else_block):
-            self.context.finishers.append(functools.partial(_finish_branch, if_op, block, buffers))
-
-
-def _finish_branch(if_op: scf.IfOp, block: Block, buffers: Sequence[SSAValue]) -> None:
-    """Write a branch's outputs into the If's result buffers: into the
-    buffer itself when the branch computed the value into a static buffer of
-    its own, else by a copy."""
-    end = yield_of(block)
-    b = Builder(InsertPoint.before(end))
-    claimed: set[Operation] = set()
-    for value, target in zip(end.values, buffers, strict=True):
-        source = buffer_behind(value)
-        owner = source.owner
-        if (
-            isinstance(owner, memref.AllocOp)
-            and owner.parent_block() is block
-            and owner not in claimed
-            and source.type == target.type
-        ):
-            claimed.add(owner)
-            source.replace_all_uses_with(target)
-            Rewriter.erase_op(owner)
-            continue
-        sizes = memref_sizes(b, target)
-        same_sizes(b, if_op, memref_sizes(b, source), sizes, "a branch output")
-        copy_elements(b, source, target, sizes)
-    Rewriter.replace_op(end, scf.YieldOp())

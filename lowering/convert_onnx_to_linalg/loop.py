@@ -47,7 +47,11 @@ from onnxc.lowering.convert_onnx_to_linalg.control_flow import (
     write_carried,
     yield_of,
 )
-from onnxc.lowering.convert_onnx_to_linalg.loop_storage import LoopStorage, fixed_sizes
+from onnxc.lowering.convert_onnx_to_linalg.loop_storage import (
+    LoopStorage,
+    copied_out,
+    fixed_sizes,
+)
 from onnxc.lowering.convert_onnx_to_linalg.loops import index
 from onnxc.lowering.index_arith import Size
 
@@ -150,7 +154,7 @@ class LoopOpLowering(OnnxLowering[onnx.LoopOp]):
                 )
             ]
         finals = [
-            v if isinstance(v, SSAValue) else self._copied_out(op, rewriter, result, v)
+            v if isinstance(v, SSAValue) else copied_out(self, rewriter, op, result, v)
             for v, result in zip(buffers, op.results, strict=False)
         ]
         self.replace(rewriter, op, [*finals, *scanned])
@@ -174,17 +178,6 @@ class LoopOpLowering(OnnxLowering[onnx.LoopOp]):
         stored = LoopStorage.before(b, element, fixed)
         stored.store(b, buffer_of(rewriter, initial), self.shapes.sizes(initial))
         return stored
-
-    def _copied_out(
-        self, op: onnx.LoopOp, rewriter: PatternRewriter, result: SSAValue, stored: LoopStorage
-    ) -> SSAValue:
-        """The final value of a carried value in loop storage, copied into
-        a buffer of its final sizes (built after the loop)."""
-        b = Builder(InsertPoint.before(op))
-        sizes: list[Size] = list(stored.sizes(b))
-        output = self.result_buffer(rewriter, result, sizes)
-        copy_elements(b, stored.view(b, sizes), output, sizes)
-        return output
 
     def _rows_run(
         self,

@@ -1,5 +1,7 @@
-"""Loop-carried values whose sizes change from trip to trip (a tensor a
-Loop grows by a Concat each trip, as `torch.cat` in a scripted loop).
+"""Values whose sizes only the run decides as it goes: a loop-carried value
+whose sizes change from trip to trip (a tensor a Loop grows by a Concat
+each trip, as `torch.cat` in a scripted loop), an If result whose sizes the
+branch taken decides.
 
 The importer leaves the axes where a body gives a carried value back with
 other sizes than it was given unknown (`subgraph_types.py`); such a value
@@ -10,22 +12,27 @@ int64 buffer: each trip reads a `memref.view` of the storage at those sizes,
 and the finished trip writes what it yields back at its own sizes, after an
 `onnxc.reserve` that stops the model with ONNXC_ERR_WORKSPACE (asking for
 more) when the storage is too small. After the loop the value is copied out
-into a buffer of its final sizes.
+into a buffer of its final sizes (`copied_out`). An If result is the same
+with one write, by the branch taken.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType, i8, i64
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
 
 from onnxc import element_types
 from onnxc.dialects.dims import dims_of
 from onnxc.dialects.onnxc import LoopStorageOp, ReserveOp
+from onnxc.lowering.convert_onnx_to_linalg.common import OnnxLowering
 from onnxc.lowering.convert_onnx_to_linalg.control_flow import INDEX, copy_elements, memref_sizes
 from onnxc.lowering.convert_onnx_to_linalg.loops import index
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
@@ -114,3 +121,19 @@ class LoopStorage:
             cell = b.insert(arith.IndexCastOp(index(b, size), i64)).result
             b.insert(memref.StoreOp.get(cell, self.cells, [index(b, axis)]))
         copy_elements(b, source, self.view(b, sizes), sizes)
+
+
+def copied_out(
+    pattern: OnnxLowering[Any],
+    rewriter: PatternRewriter,
+    op: Operation,
+    result: SSAValue,
+    stored: LoopStorage,
+) -> SSAValue:
+    """The final value of `stored` (after the loop or branch `op` lowers
+    to), copied into a new buffer for `result` of its final sizes."""
+    b = Builder(InsertPoint.before(op))
+    sizes: list[Size] = list(stored.sizes(b))
+    output = pattern.result_buffer(rewriter, result, sizes)
+    copy_elements(b, stored.view(b, sizes), output, sizes)
+    return output

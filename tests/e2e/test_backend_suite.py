@@ -18,6 +18,7 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import onnx.backend.test
 
 from onnxc.backend import OnnxcBackend
@@ -35,7 +36,20 @@ def expected_failures() -> dict[str, str]:
     return found
 
 
-backend_test = onnx.backend.test.BackendTest(OnnxcBackend, __name__)
+class _BackendTest(onnx.backend.test.BackendTest):
+    """The suite's runner, comparing a sequence's tensors as tensors: it
+    hands each tensor of a sequence output on as a list of outputs, which
+    fails on a 0-d tensor (test_loop16_seq_none yields one) before
+    comparing anything."""
+
+    @classmethod
+    def assert_similar_outputs(cls, ref_outputs, outputs, rtol, atol, model_dir=None) -> None:  # type: ignore[override]  # noqa: ANN001
+        if isinstance(outputs, np.ndarray) and isinstance(ref_outputs, np.ndarray):
+            ref_outputs, outputs = [ref_outputs], [outputs]
+        super().assert_similar_outputs(ref_outputs, outputs, rtol, atol, model_dir=model_dir)
+
+
+backend_test = _BackendTest(OnnxcBackend, __name__)
 backend_test.exclude(r"_cuda$")
 if os.environ.get("ONNXC_BACKEND_ALL") != "1":
     for case in expected_failures():
