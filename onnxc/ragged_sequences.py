@@ -104,7 +104,8 @@ def ragged_of(
         if row is None:
             raise OnnxcError(f"{node_label(node)}: a sequence of an unknown element type")
         data = r.emit_constant(np.zeros(0, row.numpy_dtype))
-        return Ragged(data, _int64(r, np.zeros((0, 1 + width), np.int64).tolist()), width, ())
+        shapes = r.emit_constant(np.zeros((0, 1 + width), np.int64))
+        return Ragged(data, shapes, width, ())
     ranks = tuple(sorted({_rank(r, node, t) for t in items}))
     width = max(width, width_for(ranks))
     flats = [_flat(r, t) for t in items]
