@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from onnxc import container_io
 from onnxc.api import CompiledModel, compile_with
 from onnxc.bench_layers import (
     LayerProfile,
@@ -90,13 +91,15 @@ def _per_call_ms(call: Callable[[], object], repeat: int) -> float:
     return (time.perf_counter() - start) * 1e3 / repeat
 
 
-def _inputs(model: CompiledModel, dims: dict[str, int], seed: int) -> dict[str, np.ndarray]:
+def _inputs(model: CompiledModel, dims: dict[str, int], seed: int) -> dict[str, Any]:
+    """Random inputs, a sequence input's tensors grouped into its list."""
     rng = np.random.default_rng(seed)
-    return {
+    tensors = {
         spec.name: random_input(spec, dims, rng)
         for spec in model.runner.inputs
         if spec.name not in model.generated.input_defaults
     }
+    return container_io.group_inputs(tensors, model.generated.containers)
 
 
 def macs_by_node(path: Path, options: CompileOptions) -> dict[str, int]:
@@ -113,9 +116,16 @@ def macs_of(path: Path, options: CompileOptions) -> int:
     return sum(macs_by_node(path, options).values())
 
 
-def _difference(ours: np.ndarray, theirs: np.ndarray) -> float:
-    """The largest absolute difference of two outputs; for strings, 0 when
-    they are equal, else infinity."""
+def _difference(ours: Any, theirs: Any) -> float:
+    """The largest absolute difference of two outputs (tensors, or sequences
+    of them tensor by tensor); for strings, maps and presence, 0 when they
+    are equal, else infinity."""
+    if isinstance(ours, list) and ours and not isinstance(ours[0], dict):
+        if not isinstance(theirs, list) or len(ours) != len(theirs):
+            return float("inf")
+        return max(_difference(a, b) for a, b in zip(ours, theirs, strict=True))
+    if not isinstance(ours, np.ndarray) or not isinstance(theirs, np.ndarray):
+        return 0.0 if ours == theirs else float("inf")
     if not ours.size:
         return 0.0
     if ours.dtype == object or theirs.dtype == object:
@@ -146,7 +156,7 @@ def bench(
     theirs = session.run(model.output_names, ort_feeds)
     difference = max(
         (
-            _difference(np.asarray(a), np.asarray(b))
+            _difference(a, np.asarray(b) if isinstance(b, np.ndarray | np.generic) else b)
             for a, b in zip(ours.values(), theirs, strict=True)
         ),
         default=0.0,

@@ -6,10 +6,11 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from onnxc import container_io
 from onnxc.cli_args import compile_options, key_value, load_npy, progress_of, writable_folder
 from onnxc.errors import OnnxcError
 from onnxc.random_inputs import random_input
@@ -32,29 +33,79 @@ def run_command(args: argparse.Namespace) -> int:
             f"--expect: {len(args.expect)} files for {len(model.output_names)} output(s) "
             f"({', '.join(model.output_names)})"
         )
-    inputs = _run_inputs(args, model)
+    containers = model.generated.containers
+    inputs = container_io.group_inputs(_run_inputs(args, model), containers)
     outputs = model.run(inputs)
     if progress is not None:
         progress.step("run")
         progress.total()
     np.set_printoptions(precision=6, suppress=True, threshold=64)
     for name, value in outputs.items():
-        print(f"{name} {value.dtype}{list(value.shape)}:")
-        print(value)
-        _print_argmax(name, value)
+        _show(name, value)
     if args.save is not None:
         _save_outputs(args.save, outputs)
     mismatched = 0
     for name, path in zip(model.output_names, args.expect, strict=False):
+        if not isinstance(outputs[name], np.ndarray):
+            raise OnnxcError(
+                f"--expect for '{name}': it is a sequence or an optional, not a tensor "
+                "(compare it with --compare onnxruntime)"
+            )
         expected = load_npy(path, f"--expect for '{name}'")
         mismatched += not _compare(name, outputs[name], expected, path, args.rtol, args.atol)
     if args.compare == "onnxruntime":
         reference = _run_onnxruntime(args.model, inputs, model.output_names)
         for name in model.output_names:
-            mismatched += not _compare(
-                name, outputs[name], reference[name], "onnxruntime", args.rtol, args.atol
+            mismatched += not _compare_value(
+                name, outputs[name], reference[name], args.rtol, args.atol
             )
     return 1 if mismatched else 0
+
+
+def _show(name: str, value: Any) -> None:
+    """Print an output: a tensor (and its argmax), a sequence's tensors, an
+    absent optional, ZipMap's maps."""
+    if value is None:
+        print(f"{name}: none (an empty optional)")
+    elif isinstance(value, list) and all(isinstance(v, np.ndarray) for v in value):
+        print(f"{name}: a sequence of {len(value)} tensor{'s' if len(value) != 1 else ''}")
+        for k, item in enumerate(value):
+            print(f"{name}[{k}] {item.dtype}{list(item.shape)}:")
+            print(item)
+    elif isinstance(value, np.ndarray):
+        print(f"{name} {value.dtype}{list(value.shape)}:")
+        print(value)
+        _print_argmax(name, value)
+    else:
+        print(f"{name}: {value!r}")
+
+
+def _compare_value(name: str, got: Any, expected: Any, rtol: float, atol: float) -> bool:
+    """`_compare` with onnxruntime's value of an output: a tensor, a
+    sequence of them (tensor by tensor), an optional (None when empty) or
+    ZipMap's maps (equal or not)."""
+    what = "onnxruntime"
+    if isinstance(got, list) and got and isinstance(got[0], dict):
+        ok = got == expected
+        print(f"{name}: {'matches' if ok else 'DOES NOT match'} {what} (maps)")
+        return ok
+    if isinstance(got, list) or isinstance(expected, list):
+        if not (isinstance(got, list) and isinstance(expected, list)) or len(got) != len(expected):
+            count = len(expected) if isinstance(expected, list) else "not a sequence"
+            print(f"{name}: DOES NOT match {what}: {len(got)} tensors, expected {count}")
+            return False
+        pairs = zip(got, expected, strict=True)
+        return all(
+            [
+                _compare(f"{name}[{k}]", g, np.asarray(e), what, rtol, atol)
+                for k, (g, e) in enumerate(pairs)
+            ]
+        )
+    if got is None or expected is None:
+        ok = got is None and expected is None
+        print(f"{name}: {'matches' if ok else 'DOES NOT match'} {what} (presence)")
+        return ok
+    return _compare(name, got, np.asarray(expected), what, rtol, atol)
 
 
 def _run_inputs(args: argparse.Namespace, model: CompiledModel) -> dict[str, np.ndarray]:
@@ -137,8 +188,7 @@ def _compare(
     got64 = got.astype(np.float64)
     want64 = expected.astype(np.float64)
     ok = bool(np.allclose(got64, want64, rtol=rtol, atol=atol, equal_nan=True))
-    error = np.abs(got64 - want64)
-    error[np.isnan(got64) & np.isnan(want64)] = 0.0
+    error = np.where(np.isnan(got64) & np.isnan(want64), 0.0, np.abs(got64 - want64))
     nonzero = want64 != 0
     max_abs = float(np.max(error)) if error.size else 0.0
     max_rel = float(np.max(error[nonzero] / np.abs(want64[nonzero]))) if nonzero.any() else 0.0
@@ -151,8 +201,8 @@ def _compare(
 
 
 def _run_onnxruntime(
-    model_path: str, inputs: dict[str, np.ndarray], output_names: list[str]
-) -> dict[str, np.ndarray]:
+    model_path: str, inputs: dict[str, Any], output_names: list[str]
+) -> dict[str, Any]:
     """The outputs onnxruntime computes for the same inputs."""
     try:
         import onnxruntime
@@ -170,17 +220,29 @@ def _run_onnxruntime(
         raise OnnxcError(
             f"--compare onnxruntime: onnxruntime cannot run the model ({first})"
         ) from None
-    return {name: np.asarray(value) for name, value in zip(output_names, values, strict=True)}
+    return dict(zip(output_names, values, strict=True))
 
 
-def _save_outputs(path: str, outputs: dict[str, np.ndarray]) -> None:
+def _save_outputs(path: str, outputs: dict[str, Any]) -> None:
+    """Each tensor output as NAME.npy, each tensor of a sequence output as
+    NAME.K.npy; an empty optional and ZipMap's maps are not saved."""
     folder = Path(path)
     for name, value in outputs.items():
-        target = folder / f"{name.replace(os.sep, '_')}.npy"
-        if value.dtype == object:  # strings: saved as a numpy str array (no pickle)
-            value = value.astype(str)
-        try:
-            np.save(target, value, allow_pickle=False)
-        except OSError as error:
-            raise OnnxcError(f"--save: cannot write '{target}' ({error.strerror})") from None
-        print(f"saved {name} to {target}")
+        stem = name.replace(os.sep, "_")
+        if isinstance(value, np.ndarray):
+            _save(folder / f"{stem}.npy", name, value)
+        elif isinstance(value, list) and all(isinstance(v, np.ndarray) for v in value):
+            for k, item in enumerate(value):
+                _save(folder / f"{stem}.{k}.npy", f"{name}[{k}]", item)
+        else:
+            print(f"{name} not saved ({'an empty optional' if value is None else 'maps'})")
+
+
+def _save(target: Path, name: str, value: np.ndarray) -> None:
+    if value.dtype == object:  # strings: saved as a numpy str array (no pickle)
+        value = value.astype(str)
+    try:
+        np.save(target, value, allow_pickle=False)
+    except OSError as error:
+        raise OnnxcError(f"--save: cannot write '{target}' ({error.strerror})") from None
+    print(f"saved {name} to {target}")

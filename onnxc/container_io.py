@@ -19,7 +19,14 @@ import numpy as np
 from onnxc.containers import Container, Containers, Maps, Opt, Ragged, Seq, tensor_names
 from onnxc.errors import RunError
 
-__all__ = ["flatten_inputs", "from_plain", "group_outputs", "grouped_names", "to_plain"]
+__all__ = [
+    "flatten_inputs",
+    "from_plain",
+    "group_inputs",
+    "group_outputs",
+    "grouped_names",
+    "to_plain",
+]
 
 
 def grouped_names(names: list[str], containers: Mapping[str, Container]) -> list[str]:
@@ -85,10 +92,26 @@ def _spread(model: str, name: str, value: Any, container: Container, flat: dict[
 def group_outputs(outputs: Mapping[str, Any], containers: Containers) -> dict[str, Any]:
     """`outputs` by tensor name, with each container output's tensors grouped
     back into a list (a sequence) or an array or None (an optional)."""
+    return _grouped(outputs, containers.outputs)
+
+
+def group_inputs(inputs: Mapping[str, Any], containers: Containers) -> dict[str, Any]:
+    """`inputs` by tensor name (`s[0]`, `s[1]`, ...), as `run` takes them:
+    each container input's tensors grouped into its value (what
+    `flatten_inputs` undoes)."""
+    given = {
+        name: container
+        for name, container in containers.inputs.items()
+        if all(t in inputs for t in tensor_names(container))
+    }
+    return _grouped(inputs, given)
+
+
+def _grouped(values: Mapping[str, Any], containers: Mapping[str, Container]) -> dict[str, Any]:
     grouped: dict[str, Any] = {}
-    for name in grouped_names(list(outputs), containers.outputs):
-        container = containers.outputs.get(name)
-        grouped[name] = outputs[name] if container is None else _gather(container, outputs)
+    for name in grouped_names(list(values), dict(containers)):
+        container = containers.get(name)
+        grouped[name] = values[name] if container is None else _gather(container, values)
     return grouped
 
 

@@ -99,7 +99,8 @@ def _tensor_bytes(value: SSAValue, where: OnnxOp) -> int:
         dims = ", ".join(str(d) for d in dims_of(value_type))
         raise UnsupportedError(
             f"size report: {where.node_label()} has sizes known only at run time ({dims}); "
-            "the report needs them bound (--dim, --shape)"
+            "the report needs them bound (--dim, --shape), and cannot cover sizes computed "
+            "from data (NonZero, a Loop growing a tensor)"
         )
     row = element_types.of_ir(value_type.get_element_type())
     if row is None:

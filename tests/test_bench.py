@@ -130,3 +130,22 @@ def test_node_names_of_a_label() -> None:
     assert node_names("Conv conv1+relu1") == ["conv1", "relu1"]
     assert node_names("copy to graph output") == ["to graph output"]
     assert node_names("Reshape") == []
+
+
+def test_bench_compares_sequence_outputs(tmp_path: Path) -> None:
+    """A sequence input (random tensors grouped into its list) and a
+    sequence output compared tensor by tensor."""
+    i64 = TensorProto.INT64
+    graph = helper.make_graph(
+        [helper.make_node("SequenceInsert", ["s", "t"], ["grown"])],
+        "g",
+        [
+            helper.make_tensor_sequence_value_info("s", i64, [None]),
+            helper.make_tensor_value_info("t", i64, [3]),
+        ],
+        [helper.make_tensor_sequence_value_info("grown", i64, [None])],
+    )
+    path = tmp_path / "seq.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
+    result = bench(path, CompileOptions.make(shapes={"s": [(4,), (2,)]}), rounds=1)
+    assert result.max_abs_difference == 0

@@ -227,3 +227,49 @@ def test_string_tensors_run_save_and_compare(capsys, tmp_path):
     assert code == 0 and "y: matches onnxruntime (0 strings differ)" in out
     code, out, _ = _run(capsys, "run", model, "--random", "--expect", str(words))
     assert code == 1 and "y: DOES NOT match" in out
+
+
+def _sequence_model(path: Path) -> str:
+    """A sequence input of two tensors, a tensor inserted at a run-time
+    position (a sequence known at run time), its length (a scalar)."""
+    i64 = TensorProto.INT64
+    graph = helper.make_graph(
+        [
+            helper.make_node("SequenceInsert", ["s", "t", "at"], ["grown"]),
+            helper.make_node("SequenceLength", ["grown"], ["count"]),
+        ],
+        "g",
+        [
+            helper.make_tensor_sequence_value_info("s", i64, [None]),
+            helper.make_tensor_value_info("t", i64, [3]),
+            helper.make_tensor_value_info("at", i64, []),
+        ],
+        [
+            helper.make_tensor_sequence_value_info("grown", i64, [None]),
+            helper.make_tensor_value_info("count", i64, []),
+        ],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
+    return str(path)
+
+
+def test_sequences_run_save_and_compare(capsys, tmp_path):
+    """Sequence inputs by tensor (`s[0]`), sequence outputs printed, saved
+    tensor by tensor and compared with onnxruntime; a scalar output too."""
+    model = _sequence_model(tmp_path / "seq.onnx")
+    files = {
+        "s[0]": np.arange(4),
+        "s[1]": np.arange(2),
+        "t": np.array([7, 8, 9]),
+        "at": np.array(1),
+    }
+    args = ["run", model, "--shape", "s=(4),(2)", "--compare", "onnxruntime", "-q"]
+    for name, array in files.items():
+        np.save(tmp_path / f"{name}.npy", array)
+        args += ["--input", f"{name}={tmp_path / f'{name}.npy'}"]
+    code, out, _ = _run(capsys, *args, "--save", str(tmp_path))
+    assert code == 0, out
+    assert "grown: a sequence of 3 tensors" in out
+    assert "grown[1]: matches onnxruntime" in out and "count: matches onnxruntime" in out
+    np.testing.assert_array_equal(np.load(tmp_path / "grown.1.npy"), [7, 8, 9])
+    np.testing.assert_array_equal(np.load(tmp_path / "grown.2.npy"), [0, 1])
