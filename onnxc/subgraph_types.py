@@ -163,7 +163,8 @@ def _give_carried_types(
     """Type the final carried values of a Loop, which onnx's inference leaves
     without a shape (a carried value may change shape from one iteration to
     the next): where the body gives back the shape it was given, that
-    shape. Whether any was typed."""
+    shape; else that rank, unknown on the axes where they differ. Whether
+    any was typed."""
     given = False
     carried = zip(node.output, node.input[2:], typed_body.output[1:], strict=False)
     for result, initial, body_output in carried:
@@ -173,11 +174,14 @@ def _give_carried_types(
         start = types.get(initial)
         if start is None or not start.tensor_type.HasField("shape"):
             continue
-        if body_output.type.tensor_type.shape != start.tensor_type.shape:
+        back = body_output.type.tensor_type
+        if not back.HasField("shape") or len(back.shape.dim) != len(start.tensor_type.shape.dim):
             continue
+        final = _varying(start, body_output.type)
+        assert final is not None
         found = [v for v in [*graph.output, *graph.value_info] if v.name == result]
         value = found[0] if found else graph.value_info.add(name=result)
-        value.type.CopyFrom(start)
+        value.type.CopyFrom(final)
         given = True
     return given
 

@@ -8,9 +8,9 @@ ONNXC_ERR_WORKSPACE asking for more, and the Python runner retries (at
 least doubling). The cases cover 0, 1 and many trips (thousands: several
 retries), a condition the body computes (scf.while), a size that changes on
 one axis of two (the other a free dimension), two growing values swapped
-each trip, a growing value next to a fixed one and a scan output, and a
-PyTorch decoder scripted with `torch.cat`. Results are compared exactly
-(integers) or with rtol 1e-5, atol 1e-6.
+each trip, a growing value next to a fixed one and a scan output, a growing
+loop inside another loop, and a PyTorch decoder scripted with `torch.cat`.
+Results are compared exactly (integers) or with rtol 1e-5, atol 1e-6.
 """
 
 from __future__ import annotations
@@ -145,6 +145,40 @@ def swapped() -> onnx.ModelProto:
     )
 
 
+def nested() -> onnx.ModelProto:
+    """A growing loop inside a loop: trip j of the outer loop grows x by
+    j + 1 values and adds their sum to a running total."""
+    inner = h.make_graph(
+        [
+            h.make_node("Identity", ["c"], ["c_out"]),
+            h.make_node("Cast", ["i"], ["f"], to=T.FLOAT),
+            h.make_node("Unsqueeze", ["f", "zero"], ["f1"]),
+            h.make_node("Concat", ["acc", "f1"], ["acc_out"], axis=0),
+        ],
+        "inner",
+        [value("i", T.INT64, []), value("c", T.BOOL, []), value("acc", T.FLOAT, [None])],
+        [value("c_out", T.BOOL, []), value("acc_out", T.FLOAT, [None])],
+    )
+    return _model(
+        [
+            h.make_node("Identity", ["oc"], ["oc_out"]),
+            h.make_node("Add", ["j", "one"], ["trips"]),
+            h.make_node("Loop", ["trips", "", "x"], ["grown"], body=inner),
+            h.make_node("ReduceSum", ["grown"], ["s"], keepdims=1),
+            h.make_node("Add", ["total", "s"], ["total_out"]),
+        ],
+        [value("j", T.INT64, []), value("oc", T.BOOL, []), value("total", T.FLOAT, [1])],
+        [value("oc_out", T.BOOL, []), value("total_out", T.FLOAT, [1])],
+        ["n", "", "t0"],
+        [value("t", T.FLOAT, [1])],
+        [value("n", T.INT64, []), value("x", T.FLOAT, [1]), value("t0", T.FLOAT, [1])],
+        [
+            h.make_node("Constant", [], ["zero"], value_ints=[0]),
+            h.make_node("Constant", [], ["one"], value_int=1),
+        ],
+    )
+
+
 def _n(trips: int) -> np.ndarray:
     return np.array(trips, np.int64)
 
@@ -175,6 +209,10 @@ CASES = {
         },
     ),  # fmt: skip
     "swapped": (swapped, {"n": _n(5), "a0": np.array([7]), "b0": np.array([1, 2, 3])}),
+    "nested": (
+        nested,
+        {"n": _n(6), "x": np.array([0.5], np.float32), "t0": np.zeros(1, np.float32)},
+    ),
     "swapped-no-trips": (swapped, {"n": _n(0), "a0": np.array([7]), "b0": np.array([1, 2, 3])}),
 }
 
