@@ -43,8 +43,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "at",
+    "checked_position",
     "concat",
     "erase",
+    "guard",
     "insert",
     "length",
     "ragged_of",
@@ -128,17 +130,40 @@ def _starts(r: Resolver, value: Ragged) -> str:
     return r.emit("Concat", [_int64(r, [0]), ends], axis=0)
 
 
+def guard(r: Resolver, tensor: str, holds: str) -> str:
+    """`tensor` (1-D), through a Reshape that stops the model with
+    ONNXC_ERR_SHAPE unless the bool scalar `holds` is true (it asks for one
+    element more than there is): what the spec calls an error stops the
+    model instead of giving an answer."""
+    size = r.emit("Shape", [tensor])
+    wrong = r.emit("Add", [size, _int64(r, [1])])
+    return r.emit("Reshape", [tensor, r.emit("Where", [holds, size, wrong])])
+
+
+def checked_position(r: Resolver, given: str, count: str | int, last: bool) -> str:
+    """The int64 scalar position `given` (an int64 scalar), a negative one
+    counted back from `count`; the model stops unless it is in 0..count
+    (0..count - 1 when it must name a tensor: `last`)."""
+    count = _int64(r, count) if isinstance(count, int) else count
+    negative = r.emit("Less", [given, _int64(r, 0)])
+    found = r.emit("Where", [negative, r.emit("Add", [given, count]), given])
+    low = r.emit("GreaterOrEqual", [found, _int64(r, 0)])
+    high = r.emit("Less" if last else "LessOrEqual", [found, count])
+    inside = r.emit("And", [low, high])
+    checked = guard(r, r.emit("Reshape", [found, _int64(r, [1])]), inside)
+    return r.emit("Reshape", [checked, _int64(r, [])])
+
+
 def position(r: Resolver, node: onnx.NodeProto, index: int, value: Ragged, last: bool) -> str:
     """Position input `index` of `node` as an int64 scalar in 0..length
-    (a negative one counted from the end); absent, the end (or the last
-    tensor when `last`)."""
+    (a negative one counted from the end; 0..length - 1 when it must name a
+    tensor: `last`); absent, the end (or the last tensor when `last`)."""
     count = length(r, value)
     name = node.input[index] if len(node.input) > index else ""
     if not name:
         return r.emit("Sub", [count, _int64(r, 1)]) if last else count
     given = r.emit("Cast", [r.emit("Reshape", [name, _int64(r, [])])], to=INT64)
-    negative = r.emit("Less", [given, _int64(r, 0)])
-    return r.emit("Where", [negative, r.emit("Add", [given, count]), given])
+    return checked_position(r, given, count, last)
 
 
 def _from(r: Resolver, table: str, at: str) -> str:

@@ -16,7 +16,7 @@ from onnx import helper
 
 from onnxc import ragged_sequences as ragged
 from onnxc.constant_branches import fresh_name, inline_graph
-from onnxc.containers import Maps, Opt, Ragged, Seq, Value
+from onnxc.containers import Maps, Opt, Ragged, Seq, Value, rebuilt, tensor_names
 from onnxc.errors import OnnxcError, node_label
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def _insert_by_selection(
 ) -> None:
     """Insert `tensor` at a run-time position among `items` of its static
     `shape`: each tensor of the result selected elementwise."""
-    at_run_time = r.run_time_position(node, 2, len(items))
+    at_run_time = r.run_time_position(node, 2, len(items), last=False)
     made: list[str] = []
     for k in range(len(items) + 1):  # k < at: items[k]; k == at: tensor; k > at: items[k - 1]
         index = r.emit_constant(np.array(k, np.int64))
@@ -109,7 +109,7 @@ def _sequence_erase(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> Non
             return
         shape = r.one_shape(items)
         if shape is not None:
-            at_run_time = r.run_time_position(node, 1, len(items))
+            at_run_time = r.run_time_position(node, 1, len(items), last=True)
             kept: list[str] = []
             for k in range(len(items) - 1):  # k < at: items[k]; else items[k + 1]
                 before = r.emit("Less", [r.emit_constant(np.array(k, np.int64)), at_run_time])
@@ -135,7 +135,7 @@ def _sequence_at(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
         if r.one_shape(items) is not None:  # the tensors stacked, the one at the position gathered
             axis = r.emit_constant(np.array([0], np.int64))
             stacked = r.emit("Concat", [r.emit("Unsqueeze", [t, axis]) for t in items], axis=0)
-            position = r.run_time_position(node, 1, len(items))
+            position = r.run_time_position(node, 1, len(items), last=True)
             r.emit("Gather", [stacked, position], node.output[0], axis=0)
             return
     value = r.ragged(node, found)
@@ -266,11 +266,20 @@ def _optional_get_element(r: Resolver, node: onnx.NodeProto, read: list[Value]) 
     if isinstance(value, Opt):
         if value.value is None:
             raise OnnxcError(f"{node_label(node)}: the optional '{node.input[0]}' is empty")
-        value = value.value
+        present, value = value.present, value.value
+        if present is not None:  # empty only at run time: the model stops there
+            guarded = (_present_or_stop(r, t, present) for t in tensor_names(value))
+            value = rebuilt(value, guarded)  # type: ignore[assignment]
     if isinstance(value, str):
         r.emit("Identity", [value], node.output[0])
     else:
         r.values[node.output[0]] = value
+
+
+def _present_or_stop(r: Resolver, tensor: str, present: str) -> str:
+    """`tensor`, through a check that stops the model unless `present`."""
+    flat = r.emit("Reshape", [tensor, r.emit_constant(np.array([-1], np.int64))])
+    return r.emit("Reshape", [ragged.guard(r, flat, present), r.emit("Shape", [tensor])])
 
 
 def _zip_map(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:

@@ -62,7 +62,7 @@ from onnxc.dialects.onnx import TARGET_OPSET
 from onnxc.element_types import Kind
 from onnxc.errors import OnnxcError
 from onnxc.loop_unrolling import unroll
-from onnxc.ragged_sequences import ragged_of, width_for
+from onnxc.ragged_sequences import checked_position, ragged_of, width_for
 from onnxc.sequence_loops import carry
 from onnxc.sequence_ops import HANDLERS, RESOLVED_OPS, node_label
 
@@ -527,16 +527,14 @@ class Resolver:
             )
         return found
 
-    def run_time_position(self, node: onnx.NodeProto, index: int, length: int) -> str:
+    def run_time_position(self, node: onnx.NodeProto, index: int, length: int, last: bool) -> str:
         """The position input `index` of `node` as an int64 scalar, a negative
-        one counted from `length` (nodes computing it at run time)."""
+        one counted from `length`; the model stops unless it is in
+        0..length (0..length - 1 when it must name a tensor: `last`)."""
         scalar = self.emit_constant(np.array([], np.int64))
         position = self.emit("Reshape", [node.input[index], scalar])
         position = self.emit("Cast", [position], to=onnx.TensorProto.INT64)
-        zero = self.emit_constant(np.array(0, np.int64))
-        size = self.emit_constant(np.array(length, np.int64))
-        negative = self.emit("Less", [position, zero])
-        return self.emit("Where", [negative, self.emit("Add", [position, size]), position])
+        return checked_position(self, position, length, last)
 
     def constant(self, name: str) -> np.ndarray | None:
         if name in self.constants:

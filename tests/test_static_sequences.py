@@ -353,6 +353,23 @@ def test_an_optional_one_branch_holds_is_present_at_run_time(cond: bool) -> None
         np.testing.assert_array_equal(got["value"], wanted)
 
 
+@pytest.mark.parametrize("cond", [True, False])
+def test_getting_the_element_of_an_optional_empty_at_run_time_stops(cond: bool) -> None:
+    """OptionalGetElement of the optional an If leaves empty is an error
+    (the spec's, and onnxruntime's): the model stops with ONNXC_ERR_SHAPE
+    instead of giving the zeros the empty branch holds."""
+    model = _run_time_optional(3)
+    model.graph.node.append(helper.make_node("OptionalGetElement", ["opt"], ["got"]))
+    model.graph.output.append(value("got", F, [3]))
+    feeds = {"cond": np.array(cond), "x": np.array([1, 2, 3], np.float32)}
+    compiled = onnxc.compile(model)
+    if cond:  # the then-branch: empty
+        with pytest.raises(RunError, match="status -5"):
+            compiled.run(feeds)
+    else:
+        np.testing.assert_array_equal(compiled.run(feeds)["got"], [2, 3, 4])
+
+
 def test_an_optional_one_branch_holds_needs_its_static_shape() -> None:
     with pytest.raises(OnnxcError, match="needs its value's static shape") as error:
         onnxc.compile(_run_time_optional("N"))

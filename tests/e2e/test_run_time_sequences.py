@@ -20,7 +20,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnxc
-from onnxc.errors import OnnxcError
+from onnxc.errors import OnnxcError, RunError
 from tests.e2e.run_time import assert_builds_warning_free
 from tests.test_static_sequences import F, checked_model, sequence, value
 
@@ -109,17 +109,50 @@ def _positions() -> onnx.ModelProto:
     )
 
 
-@pytest.mark.parametrize(("put", "get", "drop"), [(0, 0, -1), (3, -1, 0), (1, 2, 2), (-1, 1, 3)])
-def test_insert_read_erase_at_run_time_positions(put: int, get: int, drop: int) -> None:
+def _position_feeds(put: int, get: int, drop: int) -> dict:
+    """A sequence of three tensors of different shapes, and the positions."""
     items = [np.arange(4), np.arange(10, 13), np.arange(20, 22)]
-    feeds = {
+    return {
         "s": items,
         "t": np.array([-1, -2, -3]),
         "put": np.array(put),
         "get": np.array(get),
         "drop": np.array(drop),
     }
+
+
+@pytest.mark.parametrize(("put", "get", "drop"), [(0, 0, -1), (3, -1, 0), (1, 2, 2), (-1, 1, 3)])
+def test_insert_read_erase_at_run_time_positions(put: int, get: int, drop: int) -> None:
+    feeds = _position_feeds(put, get, drop)
     _same(_positions(), feeds, {"s": [(4,), (3,), (2,)]})
+
+
+@pytest.mark.parametrize(("put", "get", "drop"), [(5, 0, 0), (0, 4, 0), (0, 0, -5), (-5, 0, 0)])
+def test_positions_out_of_range_stop_the_model(put: int, get: int, drop: int) -> None:
+    """A position out of range is the spec's error: ONNXC_ERR_SHAPE, not a
+    clamped read."""
+    feeds = _position_feeds(put, get, drop)
+    compiled = onnxc.compile(_positions(), shapes={"s": [(4,), (3,), (2,)]})
+    with pytest.raises(RunError, match="status -5"):
+        compiled.run(feeds)
+
+
+def test_position_among_tensors_of_one_shape_is_checked() -> None:
+    """SequenceAt at a run-time position among tensors of one static shape
+    (selected elementwise) also stops on a position out of range."""
+    model = checked_model(
+        [
+            helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
+            helper.make_node("SequenceAt", ["s", "at"], ["y"]),
+        ],
+        [value("a", F, [2]), value("b", F, [2]), value("at", I64, [])],
+        [value("y", F, [2])],
+    )
+    compiled = onnxc.compile(model)
+    a, b = np.array([1, 2], np.float32), np.array([3, 4], np.float32)
+    np.testing.assert_array_equal(compiled.run({"a": a, "b": b, "at": np.array(-1)})["y"], b)
+    with pytest.raises(RunError, match="status -5"):
+        compiled.run({"a": a, "b": b, "at": np.array(2)})
 
 
 def _split(axis: int, split: onnx.ValueInfoProto | None, keepdims: int = 1) -> onnx.ModelProto:
