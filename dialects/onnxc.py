@@ -9,9 +9,10 @@ time fit the model (`onnxc.check`). The C printer turns each into a few lines
 that return a distinct status (`ONNXC_ERR_SHAPE`, `ONNXC_ERR_CAPACITY`,
 `ONNXC_ERR_WORKSPACE`) instead of touching memory out of bounds.
 
-A Loop's carried value whose size changes from trip to trip lives in
-`onnxc.loop_storage`, bytes that plan-memory takes from the workspace left
-when the loop starts; `onnxc.reserve` says how many of them a write is about
+A Loop's carried value whose size changes from trip to trip, or an If
+result whose size the branch taken decides, lives in `onnxc.loop_storage`,
+bytes that plan-memory takes from the workspace left when the loop (or
+branch) starts; `onnxc.reserve` says how many of them a write is about
 to use (plan-memory turns it into a workspace check), and
 `onnxc.workspace_available` reads how many bytes the caller gave.
 
@@ -148,9 +149,10 @@ class WorkspaceOp(IRDLOperation):
 @irdl_op_definition
 class LoopStorageOp(IRDLOperation):
     """`onnxc.loop_storage : memref<?xi8>`: the bytes holding a loop-carried
-    value whose size changes from trip to trip (read and written through
-    `memref.view`s at its current sizes). plan-memory gives it a share of the
-    workspace left when the loop starts."""
+    value whose size changes from trip to trip, or an If result whose size
+    the branch taken decides (read and written through `memref.view`s at
+    its current sizes). plan-memory gives it a share of the workspace left
+    when the loop or branch starts."""
 
     name = "onnxc.loop_storage"
 

@@ -27,7 +27,8 @@ Buffers of different element types never share bytes (except 1-byte types),
 so generated C never reads memory last written through another type.
 
 Loop storage (`onnxc.loop_storage`, the bytes of a loop-carried value whose
-sizes change from trip to trip) has no size before the loop runs. The
+sizes change from trip to trip, or of an If result whose sizes the branch
+taken decides) has no size before the loop or branch runs. The
 storages of a loop, and the buffers its body sizes from them (which have no
 bound), share the workspace left where the loop starts (after every buffer
 sized from data before it): n of them get (available - base) / n bytes
