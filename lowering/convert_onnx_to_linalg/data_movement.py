@@ -31,12 +31,14 @@ from xdsl.ir.affine import (
 from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
+from onnxc.dialects.onnxc import CheckOp
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     OnnxLowering,
     alloc,
     buffer_of,
     check,
+    comment_for,
     constant_value,
     copy,
     generic,
@@ -47,7 +49,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     shape_of,
     unsupported,
 )
-from onnxc.lowering.convert_onnx_to_linalg.loops import choose
+from onnxc.lowering.convert_onnx_to_linalg.loops import builder_before, choose, nest
 from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_elements
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.index_arith import Size, is_static, static
@@ -378,8 +380,10 @@ class GatherOpLowering(OnnxLowering[onnx.GatherOp]):
     rejected) that form an arithmetic progression, such as a single index, are
     read through an affine map when the gathered dimension is known; other
     indices are read from their buffer and the body loads the data element
-    (negative indices wrap, out-of-range ones are clamped so the load stays in
-    bounds)."""
+    (negative indices wrap). Indices known only at run time are first
+    checked, one pass over them: one out of range (the spec's error) stops
+    the model with ONNXC_ERR_SHAPE; the body still clamps, so no load
+    leaves the buffer."""
 
     def rewrite(self, op: onnx.GatherOp, rewriter: PatternRewriter) -> None:
         data, indices_value = op.operands
@@ -413,6 +417,8 @@ class GatherOpLowering(OnnxLowering[onnx.GatherOp]):
         index_map = AffineMap(out_rank, 0, tuple(AffineDimExpr(axis + k) for k in range(q)))
         size = self.shapes.index(dim)
         last = self.shapes.index(self.shapes.sub(dim, 1))
+        if indices is None or not isinstance(dim, int):  # constants were checked above
+            _check_indices(op, index_buffer, index_shape, size)
 
         def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
             position = b.insert(arith.IndexCastOp(args[0], IndexType())).result
@@ -437,6 +443,26 @@ class GatherOpLowering(OnnxLowering[onnx.GatherOp]):
             body,
         )
         self.replace(rewriter, op, [output])
+
+
+def _check_indices(
+    op: onnx.OnnxOp, indices: SSAValue, sizes: Sequence[Size], size: SSAValue
+) -> None:
+    """Loops before `op` checking that each of `indices` (of `sizes`) is in
+    [-size, size): else the model stops with ONNXC_ERR_SHAPE."""
+    message = f"{comment_for(op).data}: an index is in range"
+
+    def verify(b: Builder, position: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
+        loaded = b.insert(memref.LoadOp.get(indices, position)).res
+        at = b.insert(arith.IndexCastOp(loaded, IndexType())).result
+        zero = b.insert(arith.ConstantOp.from_int_and_width(0, IndexType())).result
+        low = b.insert(arith.SubiOp(zero, size)).result
+        above = b.insert(arith.CmpiOp(at, low, "sge")).result
+        below = b.insert(arith.CmpiOp(at, size, "slt")).result
+        b.insert(CheckOp(b.insert(arith.AndIOp(above, below)).result, message))
+        return []
+
+    nest(builder_before(op), list(sizes), [], verify)
 
 
 def _progression(

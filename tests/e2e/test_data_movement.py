@@ -137,6 +137,11 @@ MODELS: dict[str, Model] = {
             {"x": floats(2, 3), "i": i64([1, -2])},
         ],
     ),
+    "gather_run_time": one(
+        "Gather",
+        [("x", F, ["N", 3]), ("i", I64, ["M"])],
+        [{"x": floats(4, 3), "i": i64(0, -1, 3, -4)}, {"x": floats(2, 3), "i": i64(1)}],
+    ),
     "scatter_nd_mul": one(
         "ScatterND",
         [("x", F, ["N", 3]), ("i", I64, ["K", 1]), ("u", F, ["K", 3])],
@@ -249,6 +254,8 @@ def test_matches_onnxruntime(name: str) -> None:
 REFUSED: list[tuple[str, dict[str, np.ndarray]]] = [
     ("gather_elements_run_time", {"x": floats(2, 3), "i": i64([2, 0])}),
     ("gather_elements_run_time", {"x": floats(2, 3), "i": i64([0, -3])}),
+    ("gather_run_time", {"x": floats(2, 3), "i": i64(0, 2)}),
+    ("gather_run_time", {"x": floats(2, 3), "i": i64(-3)}),
     ("scatter_nd_mul", {"x": floats(2, 3), "i": i64([2]), "u": floats(1, 3)}),
     ("reverse_sequence_run_time", {"x": floats(2, 3), "lens": i64(3, 0, 1)}),
     ("split_run_time_sizes", {"x": floats(3, 4), "split": i64(1, 1)}),
