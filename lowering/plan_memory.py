@@ -677,7 +677,7 @@ def _plan_at_run_time(
         here = _Sizes(fn, op.prev_op)
         offset = here.align(current, ARENA_ALIGN)
         if isinstance(step, LoopShares):
-            _share(fn, step, arena, offset)  # the bytes after the loop start there again
+            _share(fn, step, arena, offset, position)  # after the loop, bytes start there again
             current = offset
             continue
         current = here.add(offset, here.bytes(step.alloc))
@@ -685,10 +685,15 @@ def _plan_at_run_time(
         _replace_with_view(step.alloc, arena, offset)
 
 
-def _share(fn: func.FuncOp, group: LoopShares, arena: SSAValue, base: Size) -> None:
+def _share(
+    fn: func.FuncOp,
+    group: LoopShares,
+    arena: SSAValue,
+    base: Size,
+    position: dict[Operation, int],
+) -> None:
     """Give each member of `group` (n of them) an equal share of the
     workspace after `base`, with checks of what each write needs."""
-    position = {op: k for k, op in enumerate(fn.body.block.ops)}
     first = group.anchor(position)
     here = _Sizes(fn, None, before=first)
     Rewriter.insert_op(WorkspaceOp(here.index(base)), InsertPoint.before(first))

@@ -295,7 +295,7 @@ def split(
         )
         starts = r.emit("Range", [_int64(r, 0), whole, step])
         counts = r.emit("Min", [r.emit("Sub", [whole, starts]), step])
-        flat = _flat(r, data) if axis == 0 else _pieces_in_order(r, data, shape, axis, step)
+        flat = _flat(r, data) if axis == 0 else _pieces_in_order(r, data, shape, whole, axis, step)
     kept = keep or sizes is not None
     ranks = rank if kept else rank - 1
     width = width_for([ranks])
@@ -317,12 +317,11 @@ def split(
     return Ragged(flat, table, width, (ranks,))
 
 
-def _pieces_in_order(r: Resolver, data: str, shape: str, axis: int, step: str) -> str:
+def _pieces_in_order(r: Resolver, data: str, shape: str, whole: str, axis: int, step: str) -> str:
     """The pieces of `data` of `step` along `axis` (not the first), each
     flattened in its own row-major order, one after the other: the whole
     pieces by a reshape that splits the axis and a transpose that brings the
     piece number first, then the last, shorter piece."""
-    whole = r.emit("Gather", [shape, _int64(r, axis)], axis=0)
     count = r.emit("Div", [whole, step])
     cut = r.emit("Unsqueeze", [r.emit("Mul", [count, step]), _int64(r, [0])])
     axes = _int64(r, [axis])

@@ -174,10 +174,10 @@ def _yield_tensors(
         value = ragged_of(inner, node, found, entry.width, entry.element)
         if not set(value.ranks) <= set(entry.ranks):
             raise OnnxcError(f"internal error: {node_label(node)}: ranks grew after settling")
+        made |= {o for n in inner.nodes[start:] for o in n.output}
         yielded: list[str] = []
         for tensor in (value.data, value.shapes):
-            converted = {o for n in inner.nodes[start:] for o in n.output}
-            if tensor not in made | converted:  # an input or outer value: yield a copy
+            if tensor not in made:  # an input or outer value: yield a copy
                 tensor = inner.emit("Identity", [tensor])
             yielded.append(tensor)
         outputs += _tensor_types(yielded[0], yielded[1], entry)

@@ -43,7 +43,7 @@ class _BackendTest(onnx.backend.test.BackendTest):
     comparing anything."""
 
     @classmethod
-    def assert_similar_outputs(cls, ref_outputs, outputs, rtol, atol, model_dir=None) -> None:  # type: ignore[override]  # noqa: ANN001
+    def assert_similar_outputs(cls, ref_outputs, outputs, rtol, atol, model_dir=None) -> None:
         if isinstance(outputs, np.ndarray) and isinstance(ref_outputs, np.ndarray):
             ref_outputs, outputs = [ref_outputs], [outputs]
         super().assert_similar_outputs(ref_outputs, outputs, rtol, atol, model_dir=model_dir)
