@@ -13,9 +13,10 @@ loops' when the C compiler does not contract multiply-adds. On targets with
 a fused multiply-add (`fma`), each step is one `math.fma` (C99 `fmaf`): the
 same order, one rounding instead of two.
 
-A, B (when not packed) and Y may each be the transposition of their
-buffer (`a_perm`, `b_perm`, `y_perm`, keeping the last axis last): the
-indices are permuted, so a Transpose next to the product costs no copy.
+A and B (when not packed) may each be the transposition of their buffer
+(`a_perm`, `b_perm`), and Y's buffer the transposition of Y (`y_perm`), each
+keeping the last axis last: the indices are permuted (through the inverse
+permutation for Y), so a Transpose next to the product costs no copy.
 
 Loops: products, column blocks, row blocks; rows past a whole number of
 blocks form one smaller block, and columns past a whole number of blocks a
@@ -61,7 +62,7 @@ class MatmulOpLowering(OnnxLowering[kernel.MatmulOp]):
     def rewrite(self, op: kernel.MatmulOp, rewriter: PatternRewriter) -> None:
         a = _View(buffer_of(rewriter, op.A), op.attr("a_perm") or [])
         y_shape = list(shape_of(op.Y))
-        out = _View(self.result_buffer(rewriter, op.Y, y_shape), op.attr("y_perm") or [])
+        out = _View.holding(self.result_buffer(rewriter, op.Y, y_shape), op.attr("y_perm") or [])
         b_shape = shape_of(op.B)
         packed = bool(op.attr("packed"))
         product = _Product(
@@ -91,6 +92,15 @@ class _View:
 
     buffer: SSAValue
     perm: list[int]
+
+    @staticmethod
+    def holding(buffer: SSAValue, perm: list[int]) -> _View:
+        """The view of a tensor written into `buffer` as transpose(tensor,
+        perm) (`y_perm`): the tensor is transpose(buffer, inverse of perm)."""
+        inverse = [0] * len(perm)
+        for axis, source in enumerate(perm):
+            inverse[source] = axis
+        return _View(buffer, inverse)
 
     def shape(self) -> list[int]:
         physical = list(shape_of(self.buffer))

@@ -185,3 +185,126 @@ def test_static_encoder_layer(tmp_path: Path) -> None:
     (want,) = session.run(None, {"input": x})
     (got,) = onnxc.compile(path)(x)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def _products_then_transposes(rank: int, constant_b: bool) -> onnx.ModelProto:
+    """One MatMul -> Transpose chain per permutation of `rank` axes, each
+    chain an output (`y0`, `y1`, ...): the permutations that keep the last
+    axis are folded into the kernel's store (`y_perm`), the others stay a
+    Transpose after it."""
+    import itertools
+
+    rng = np.random.default_rng(rank)
+    a_shape = [2, 3, 5, 6][-rank:]
+    b_shape = [6, 7] if constant_b else [*a_shape[:-2], 6, 7]
+    weights = {"w": rng.standard_normal(b_shape).astype(np.float32)} if constant_b else {}
+    b = "w" if constant_b else "z"
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, a_shape)]
+    if not constant_b:
+        inputs.append(helper.make_tensor_value_info("z", TensorProto.FLOAT, b_shape))
+    nodes, outputs = [], []
+    product_shape = [*a_shape[:-1], 7]
+    for i, perm in enumerate(itertools.permutations(range(rank))):
+        nodes.append(helper.make_node("MatMul", ["x", b], [f"p{i}"]))
+        nodes.append(helper.make_node("Transpose", [f"p{i}"], [f"y{i}"], perm=list(perm)))
+        out_shape = [product_shape[p] for p in perm]
+        outputs.append(helper.make_tensor_value_info(f"y{i}", TensorProto.FLOAT, out_shape))
+    graph = helper.make_graph(
+        nodes,
+        "transposed_products",
+        inputs,
+        outputs,
+        initializer=[numpy_helper.from_array(w, n) for n, w in weights.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=10)
+
+
+def _compare_all(model: onnx.ModelProto, target: str) -> None:
+    rng = np.random.default_rng(2)
+    feeds = {
+        i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(
+            np.float32
+        )
+        for i in model.graph.input
+    }
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [o.name for o in model.graph.output]
+    got = onnxc.compile(model, target=target).run(feeds)
+    for name, want in zip(names, session.run(names, feeds), strict=True):
+        np.testing.assert_allclose(got[name], want, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("target", ["host", "host-portable"])
+@pytest.mark.parametrize("b", ["run_time_b", "constant_b"])
+@pytest.mark.parametrize("rank", [3, 4])
+def test_every_transpose_after_a_product(rank: int, b: str, target: str) -> None:
+    """Every permutation of the product's axes, those that rotate the batch
+    axes with the rows among them (the attention merge of torch's
+    MultiheadAttention, `(2, 0, 1, 3)` and `(1, 2, 0, 3)`), written through the
+    kernel's store or after it: each equal to onnxruntime's."""
+    model = _products_then_transposes(rank, b == "constant_b")
+    folded = [m.attr("y_perm") for m in _matmuls(model) if m.attr("y_perm")]
+    if b == "run_time_b":  # every permutation keeping the last axis
+        assert len(folded) == (2 if rank == 3 else 6)
+    _compare_all(model, target)
+
+
+@pytest.mark.parametrize("perm", [[2, 0, 1, 3], [1, 2, 0, 3], [0, 2, 1, 3]])
+def test_attention_merge_then_gemm(perm: list[int]) -> None:
+    """Attention's output merge as exporters write it: the batched product of
+    the probabilities and V, a Transpose of its axes, a Reshape to rows, and
+    the output projection's Gemm."""
+    rng = np.random.default_rng(3)
+    shape = [2, 4, 8, 16]  # batch, heads, seq, depth
+    merged = [shape[p] for p in perm]
+    rows, width = merged[0] * merged[1], merged[2] * merged[3]
+    weights = {
+        "rows": np.array([rows, width], np.int64),
+        "w": (rng.standard_normal((width, 24)) / 8).astype(np.float32),
+        "c": rng.standard_normal(24).astype(np.float32),
+    }
+    nodes = [
+        helper.make_node("MatMul", ["p", "v"], ["o"]),
+        helper.make_node("Transpose", ["o"], ["t"], perm=perm),
+        helper.make_node("Reshape", ["t", "rows"], ["r"]),
+        helper.make_node("Gemm", ["r", "w", "c"], ["y"]),
+    ]
+    model = _model(nodes, weights, {"p": [*shape[:3], 8], "v": [*shape[:2], 8, 16]}, [rows, 24])
+    assert len(_matmuls(model)) == 2
+    for target in ("host", "host-portable"):
+        _compare(model, target)
+
+
+# The legacy exporter cannot export a batch-first layer in eval mode (torch
+# takes its fused fast path, which has no ONNX form).
+@pytest.mark.parametrize(("dynamo", "batch_first"), [(False, False), (True, False), (True, True)])
+def test_torch_transformer_encoder_layer_static(
+    tmp_path: Path, dynamo: bool, batch_first: bool
+) -> None:
+    """`torch.nn.TransformerEncoderLayer` exported at static sizes, where every
+    product is a kernel: its attention output is MatMul -> Transpose rotating
+    the batch and head axes with the rows (batch_first=False) or swapping the
+    heads and rows (batch_first=True), then Reshape and the output Gemm."""
+    torch = pytest.importorskip("torch")
+    from tests.models import export
+
+    class Layer(torch.nn.Module):  # forward(x) only: the exporters trace no mask arguments
+        def __init__(self) -> None:
+            super().__init__()
+            self.layer = torch.nn.TransformerEncoderLayer(
+                d_model=32, nhead=4, dim_feedforward=64, dropout=0.0, batch_first=batch_first
+            )
+
+        def forward(self, x):
+            return self.layer(x)
+
+    torch.manual_seed(0)
+    example = torch.randn(5, 2, 32)
+    path = export(Layer(), example, tmp_path / "layer.onnx", dynamo=dynamo)
+    assert _matmuls(onnx.load(path))
+    x = example.numpy()
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    (want,) = session.run(None, {"input": x})
+    for target in ("host", "host-portable"):
+        (got,) = onnxc.compile(path, target=target)(x)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

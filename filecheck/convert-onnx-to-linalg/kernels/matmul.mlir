@@ -93,3 +93,20 @@ func.func @heads(%q: tensor<1x3x2x4xf32>, %b: tensor<1x2x4x5xf32>) -> tensor<1x3
 // CHECK:             memref.load %q[%{{.*}}, %{{.*}}, %[[H]], %[[K]]] : memref<1x3x2x4xf32>
 // CHECK:               memref.load %b[%{{.*}}, %[[H]], %[[K]], %{{.*}}] : memref<1x2x4x5xf32>
 // CHECK:           memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %[[H]], %{{.*}}] : memref<1x3x2x5xf32>
+
+// -----
+
+// A result written as its transpose by a permutation that is not its own
+// inverse (the attention merge of a sequence-first export): Y is [1, 4, 3, 5]
+// (batch, head, row, column) and its buffer transpose(Y, [2, 0, 1, 3]), so
+// row m of head h is stored at %y[m, 0, h, n].
+func.func @rotated(%a: tensor<1x4x3x6xf32>, %b: tensor<1x4x6x5xf32>) -> tensor<3x1x4x5xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %y = "kernel.matmul"(%a, %b, %none, %none) <{packed = 0 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64, fma = 0 : i64, y_perm = array<i64: 2, 0, 1, 3>}> {onnx_node_name = "merge"} : (tensor<1x4x3x6xf32>, tensor<1x4x6x5xf32>, none, none) -> tensor<3x1x4x5xf32>
+  func.return %y : tensor<3x1x4x5xf32>
+}
+
+// CHECK-LABEL: func.func @rotated
+// CHECK:         scf.for %[[H:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           memref.load %a[%[[G0:.*]], %[[H]], %[[M:.*]], %{{.*}}] : memref<1x4x3x6xf32>
+// CHECK:           memref.store %{{.*}}, %{{.*}}[%[[M]], %[[G0]], %[[H]], %{{.*}}] : memref<3x1x4x5xf32>
