@@ -3,7 +3,7 @@
     python benchmarks/cnn_speed.py [--rounds 7] [--per-layer] [MODEL ...]
 
 Each model (tests/models.py, exported with the legacy exporter, BatchNorm
-folded) is timed by `onnxc.bench` (what `onnxc bench` runs): compiled for the
+folded) is timed by `onnxc.tools.bench` (what `onnxc bench` runs): compiled for the
 host, loaded into onnxruntime with one intra-op and one inter-op thread, both
 fed the same inputs, timed in alternating rounds, medians compared. Prints
 per model: onnxruntime ms, onnxc ms, the ratio (onnxruntime time / onnxc
@@ -22,9 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import onnxc  # noqa: E402
-from onnxc.bench import bench  # noqa: E402
-from onnxc.bench_layers import format_layers  # noqa: E402
 from onnxc.options import CompileOptions  # noqa: E402
+from onnxc.tools.bench import bench  # noqa: E402
+from onnxc.tools.bench_layers import format_layers  # noqa: E402
 from tests.models import MODEL_CLASSES, build, export  # noqa: E402
 
 

@@ -6,7 +6,7 @@ For each size (default 64:64 128:64 256:64 256:128 384:128), the
 EncoderLayer of tests/models.py (post-norm, 4 heads, 6 from width 384 on,
 feed-forward 4x the width) is exported with the legacy exporter at batch 1
 and that sequence length, all shapes static, and timed `repeat` times by
-`onnxc.bench` (what `onnxc bench` runs: one thread each, alternating rounds,
+`onnxc.tools.bench` (what `onnxc bench` runs: one thread each, alternating rounds,
 medians). Prints each run's milliseconds, ratio (onnxruntime time / onnxc
 time: above 1 means onnxc is faster) and GFLOP/s, then the median ratio.
 Needs torch (to export the models).
@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import torch  # noqa: E402
 
-from onnxc.bench import bench  # noqa: E402
 from onnxc.options import CompileOptions  # noqa: E402
+from onnxc.tools.bench import bench  # noqa: E402
 from tests.models import EncoderLayer, export  # noqa: E402
 
 SIZES = ["64:64", "128:64", "256:64", "256:128", "384:128"]

@@ -4,7 +4,7 @@
 
 Each model (tests/models.py, exported with the legacy exporter, BatchNorm
 folded) is compiled for the target and run once in qemu on a seeded input;
-`onnxc.instruction_count` counts the instructions of the `NAME_invoke` call
+`onnxc.tools.instruction_count` counts the instructions of the `NAME_invoke` call
 (SysTick read around the call, qemu's `-icount shift=0`; the ELF built at
 -O2, as `onnxc.compile` builds it). The output is checked against the host
 build's (rtol 1e-4, atol 1e-5, as tests/mcu/test_cnns.py). Printed per model:
@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import onnxc  # noqa: E402
 from onnxc.emit.cross import EmulatedC  # noqa: E402
-from onnxc.instruction_count import count_instructions  # noqa: E402
-from onnxc.report import CodeSize, build_report  # noqa: E402
 from onnxc.targets import TARGETS  # noqa: E402
+from onnxc.tools.instruction_count import count_instructions  # noqa: E402
+from onnxc.tools.report import CodeSize, build_report  # noqa: E402
 from tests.models import MODEL_CLASSES, build, export  # noqa: E402
 
 RTOL, ATOL = 1e-4, 1e-5

@@ -5,7 +5,7 @@
 Each model is one operator on a string input of `strings` random words (what
 `onnx run --random` draws): RegexFullMatch (an e-mail pattern),
 LabelEncoder (1000 string keys), StringNormalizer (upper case, two stop
-words) and StringConcat. Timed by `onnxc.bench` (what `onnxc bench` runs:
+words) and StringConcat. Timed by `onnxc.tools.bench` (what `onnxc bench` runs:
 one thread each, alternating rounds, medians), so the times include
 converting the strings between numpy and C, which dominates for onnxc.
 Prints each model's milliseconds and ratio (onnxruntime time / onnxc time:
@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import onnx  # noqa: E402
 from onnx import TensorProto, helper  # noqa: E402
 
-from onnxc.bench import bench, format_result  # noqa: E402
 from onnxc.options import CompileOptions  # noqa: E402
+from onnxc.tools.bench import bench, format_result  # noqa: E402
 
 KEYS = [f"w{k}" for k in range(1000)]
 NODES = {

@@ -241,15 +241,15 @@ def build_extension(
 
 
 def mark_used(path: Path) -> None:
-    """A cached build was used (see `onnxc.cache_limit`)."""
-    from onnxc.cache_limit import touch  # the cache's own modules import this one
+    """A cached build was used (see `cache_limit.py`)."""
+    from onnxc.emit.cache_limit import touch  # cache_limit imports this module
 
     touch(path)
 
 
 def mark_stored(path: Path) -> None:
     """A build was added to the cache: keep the cache within its limit."""
-    from onnxc.cache_limit import prune
+    from onnxc.emit.cache_limit import prune
 
     prune(keep=path)
 

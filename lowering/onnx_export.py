@@ -20,11 +20,7 @@ from onnxc.dialects import onnx as onnx_dialect
 from onnxc.dialects import onnx_ml
 from onnxc.dialects.constants import elements_to_numpy
 from onnxc.dialects.dims import dims_of
-
-SMALL_CONSTANT = 4096
-"""Constants with at most this many elements go into exported graphs with
-their data (shape inference reads small ones, such as shapes and axes);
-larger ones only with their type."""
+from onnxc.folding import SMALL_CONSTANT
 
 
 def _attribute_proto(op: onnx_dialect.OnnxOp, name: str) -> onnx.AttributeProto:

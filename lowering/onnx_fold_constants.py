@@ -31,24 +31,10 @@ from xdsl.rewriter import InsertPoint
 from onnxc.dialects import onnx as onnx_dialect
 from onnxc.dialects.constants import constant_attr, elements_to_numpy, numpy_dtype
 from onnxc.errors import OnnxcError
+from onnxc.folding import MAX_ROUNDS, NON_DETERMINISTIC
 from onnxc.ir_names import ONNX_NODE_NAME
 from onnxc.lowering.onnx_export import evaluate
 from onnxc.lowering.onnx_infer_shapes import has_dynamic_types, infer_function, update_signature
-
-NON_DETERMINISTIC = frozenset(
-    {
-        "Bernoulli",
-        "Multinomial",
-        "RandomNormal",
-        "RandomNormalLike",
-        "RandomUniform",
-        "RandomUniformLike",
-    }
-)
-"""Operators whose value is not a function of their inputs: never folded."""
-
-MAX_ROUNDS = 16
-"""Fold-and-infer rounds at most (each round must make some type more static)."""
 
 
 def _static_shape(value: SSAValue) -> tuple[int, ...] | None:

@@ -1,5 +1,5 @@
 import sys
 
-from onnxc.cli import main
+from onnxc.tools.cli import main
 
 sys.exit(main())

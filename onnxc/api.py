@@ -37,7 +37,7 @@ from onnxc.emit.cross import EmulatedC, build_elf
 from onnxc.emit.runner import Dim, Runner, TensorSpec
 from onnxc.emit.text_files import write_text
 from onnxc.errors import OnnxcError, RunError, UnsupportedError
-from onnxc.importer import ImportedModel, ModelLike, import_model, load_model
+from onnxc.frontend import ImportedModel, ModelLike, import_model, load_model
 from onnxc.lowering.node_progress import reporting
 from onnxc.options import DEFAULT_TIMEOUT, CompileOptions
 from onnxc.pipeline import lower

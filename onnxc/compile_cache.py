@@ -31,12 +31,10 @@ import onnx
 
 from onnxc import __version__
 from onnxc.emit.build import cache_dir
+from onnxc.emit.cache_limit import ENTRY_PREFIX, ENTRY_SUFFIX
 from onnxc.emit.text_files import write_slices
 from onnxc.options import CompileOptions
 from onnxc.targets import get_target
-
-ENTRY_PREFIX = "generated-"
-ENTRY_SUFFIX = ".entry"
 
 _PACKAGES = ("onnxc", "onnxc.dialects", "onnxc.lowering", "onnxc.emit", "onnxc.runtime_c")
 """The packages whose source makes the compiler (setuptools maps each to a folder)."""
@@ -102,7 +100,7 @@ by name (the C texts, stored as they are, not escaped into the header)."""
 def read(key: str) -> Entry | None:
     """The entry stored under `key`, or None when there is none or it cannot
     be read (a damaged entry is a miss). A hit counts as a use (`cache_limit`)."""
-    from onnxc.cache_limit import touch
+    from onnxc.emit.cache_limit import touch
 
     path = entry_path(key)
     entry = read_entry(path)
@@ -152,19 +150,11 @@ def write(key: str, header: str, files: Mapping[str, str]) -> None:
             for text in files.values():
                 write_slices(stream, text)
         os.replace(temporary, target)
-        from onnxc.cache_limit import prune
+        from onnxc.emit.cache_limit import prune
 
         prune(keep=target)
     except OSError:
         Path(temporary).unlink(missing_ok=True)
-
-
-def entries() -> list[Path]:
-    """The compilation entries in the cache directory (not the C builds)."""
-    folder = cache_dir()
-    if not folder.is_dir():
-        return []
-    return sorted(folder.glob(f"{ENTRY_PREFIX}*{ENTRY_SUFFIX}"))
 
 
 def leftovers() -> list[Path]:

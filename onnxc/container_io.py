@@ -2,8 +2,8 @@
 
 The C of a model knows only tensors: a sequence input or output is one tensor
 per element, or, when known only at run time, its elements' data and shapes
-(`ragged_sequences.py`); an optional is one tensor or none
-(`static_sequences.py`). `run`
+(`sequences/ragged.py`); an optional is one tensor or none
+(`sequences/resolver.py`). `run`
 takes and returns them as the containers they are: a list of arrays for a
 sequence, an array or None for an optional. This module flattens the inputs
 and groups the outputs, and stores `Containers` in the compilation cache.

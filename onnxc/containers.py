@@ -1,5 +1,5 @@
 """Sequences, optionals and ZipMap's maps as the compiler follows them at
-compile time (see `static_sequences.py`): each is the names of the tensors it
+compile time (see `sequences/resolver.py`): each is the names of the tensors it
 holds. The Python side (`container_io.py`) groups those tensors back."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ class Seq:
 @dataclass(frozen=True)
 class Ragged:
     """A sequence whose length or tensors' shapes are known only at run time
-    (see `ragged_sequences.py`): `data`, a 1-D tensor, holds its tensors'
+    (see `sequences/ragged.py`): `data`, a 1-D tensor, holds its tensors'
     elements one tensor after the other (each in row-major order), and
     `shapes`, an int64 [length, 1 + width] tensor, each tensor's rank and
     then its sizes (padded with 1s to `width`). `ranks` are the ranks its

@@ -20,6 +20,12 @@ def node_label(node: onnx.NodeProto) -> str:
     return f"node '{node.name or node.op_type}' ({node.op_type})"
 
 
+def first_line(error: BaseException) -> str:
+    """How a message quotes the error of a tool onnxc drives: its first line."""
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0][:300]
+
+
 class OnnxcError(Exception):
     """A problem with the model, the options or the tools: one line, no
     traceback needed to understand it."""

@@ -36,7 +36,7 @@ class CompileOptions:
     C compiler's -O level; `separate_weights` writes the weights to
     `NAME_weights.c`; `timeout` limits each emulator run (seconds); `profile`
     makes a profiling build, whose C calls the `onnxc_profile_mark` hook where
-    each node's code starts (see `onnxc.bench_layers`)."""
+    each node's code starts (see `onnxc.tools.bench_layers`)."""
 
     dims: dict[str, int] = field(default_factory=dict[str, int])
     shapes: dict[str, InputShape] = field(default_factory=dict[str, InputShape])

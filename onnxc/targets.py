@@ -60,7 +60,7 @@ class Target:
     is compiled with. `packages` (compiler and libc) and `emulator_packages` are
     the Debian packages that provide the tools. The host targets have no emulator.
     `clock_hz` is the emulated core's clock, which its SysTick timer counts (for
-    instruction counts under qemu's `-icount`, see `onnxc.instruction_count`).
+    instruction counts under qemu's `-icount`, see `onnxc.tools.instruction_count`).
     `cflags` are extra flags for building the model (the host's `-march=native`);
     `kernels` the blocking of its convolution kernels, None for plain loops.
     """

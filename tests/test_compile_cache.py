@@ -1,5 +1,5 @@
 """The compilation cache (`onnxc/compile_cache.py`, `api.generate_with`), its
-size limit (`onnxc/cache_limit.py`) and `onnxc cache info|clear`. Every test
+size limit (`emit/cache_limit.py`) and `onnxc cache info|clear`. Every test
 uses its own `ONNXC_CACHE_DIR`."""
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnxc
-from onnxc import api, cache_limit, compile_cache
-from onnxc.cli import main
+from onnxc import api, compile_cache
+from onnxc.emit import cache_limit
 from onnxc.emit.build import EXTENSION_PREFIX
 from onnxc.errors import OnnxcError
 from onnxc.options import CompileOptions
+from onnxc.tools.cli import main
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +82,7 @@ def test_second_compile_skips_the_compiler(monkeypatch: pytest.MonkeyPatch) -> N
     assert list(second.input_defaults) == ["scale"]
     np.testing.assert_array_equal(second.input_defaults["scale"], np.float32(2.0))
     assert second.input_defaults["scale"].dtype == np.float32
-    assert len(compile_cache.entries()) == 1
+    assert len(cache_limit.compilation_entries()) == 1
 
 
 def test_cached_model_runs_like_a_compiled_one(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -131,7 +132,7 @@ def test_cache_off(monkeypatch: pytest.MonkeyPatch) -> None:
     api.generate_with(_model(), CompileOptions())
     api.generate_with(_model(), CompileOptions())
     assert calls.count == 3
-    assert compile_cache.entries() == []
+    assert cache_limit.compilation_entries() == []
 
 
 def test_stages_asked_for_bypass_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -163,7 +164,7 @@ def test_a_damaged_entry_is_compiled_again_and_overwritten(
     monkeypatch: pytest.MonkeyPatch, damage: Any
 ) -> None:
     good = api.generate_with(_model(), CompileOptions())
-    (entry,) = compile_cache.entries()
+    (entry,) = cache_limit.compilation_entries()
     entry.write_text(damage(entry.read_text()))
     calls = PipelineCalls(monkeypatch)
     again = api.generate_with(_model(), CompileOptions())
@@ -199,7 +200,7 @@ def test_concurrent_compiles_leave_one_valid_entry(tmp_path: Path, cache_in_tmp:
     for worker in workers:
         _, stderr = worker.communicate(timeout=300)
         assert worker.returncode == 0, stderr
-    (entry,) = compile_cache.entries()
+    (entry,) = cache_limit.compilation_entries()
     assert api.GeneratedC.from_entry(_stored(entry)).name == "model"
     assert compile_cache.leftovers() == []
     assert sorted(p.name for p in cache_in_tmp.iterdir() if p.name.startswith(".")) == []
@@ -214,7 +215,7 @@ def test_cache_info_and_clear(capsys: pytest.CaptureFixture[str], cache_in_tmp: 
         "MCU builds: 0 entries, 0 bytes",
     ]
     onnxc.compile(_model())
-    entry_bytes = compile_cache.entries()[0].stat().st_size
+    entry_bytes = cache_limit.compilation_entries()[0].stat().st_size
     assert main(["cache", "info"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == f"compilations: 1 entries, {entry_bytes} bytes"
@@ -223,7 +224,7 @@ def test_cache_info_and_clear(capsys: pytest.CaptureFixture[str], cache_in_tmp: 
     removed = capsys.readouterr().out
     assert removed.startswith(f"removed from {cache_in_tmp}: 1 compilations ({entry_bytes} bytes)")
     assert "1 C builds" in removed
-    assert compile_cache.entries() == []
+    assert cache_limit.compilation_entries() == []
     assert not any(p for p in cache_in_tmp.rglob("*") if p.is_file())
 
 
@@ -277,7 +278,7 @@ def test_compiling_prunes_and_a_hit_counts_as_use(
     cache_in_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     onnxc.compile(_model())
-    (entry,) = compile_cache.entries()
+    (entry,) = cache_limit.compilation_entries()
     os.utime(entry, (1_000_000, 1_000_000))
     onnxc.compile(_model())  # a hit
     assert entry.stat().st_mtime > 1_000_000

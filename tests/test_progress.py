@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import onnxc
-from onnxc.cli import main
 from onnxc.lowering import STAGE_NAMES
 from onnxc.progress import Progress
+from onnxc.tools.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = str(ROOT / "examples" / "digits_cnn.onnx")

@@ -5,7 +5,7 @@
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 
 weights = numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "w")
 bound = helper.make_tensor("max", TensorProto.FLOAT, [], [6.0])

@@ -3,7 +3,7 @@
 # Squeeze takes `axes` as an attribute, the current one as an input.
 from onnx import TensorProto, helper
 
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 
 graph = helper.make_graph(
     [helper.make_node("Squeeze", ["x"], ["y"], name="sq", axes=[1])],

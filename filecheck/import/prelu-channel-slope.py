@@ -5,7 +5,7 @@
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 
 graph = helper.make_graph(
     [helper.make_node("PRelu", ["x", "slope"], ["y"], name="prelu")],

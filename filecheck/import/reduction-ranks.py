@@ -4,7 +4,7 @@
 # of axes tell (sizes unknown), so the values computed from them get one too.
 from onnx import TensorProto, helper
 
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 
 graph = helper.make_graph(
     [

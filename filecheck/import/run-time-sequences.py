@@ -8,7 +8,7 @@
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 value = helper.make_tensor_value_info

@@ -7,7 +7,7 @@
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 
 value = helper.make_tensor_value_info
 sequence = helper.make_tensor_sequence_value_info

@@ -5,7 +5,7 @@
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 
 words = np.array(["zero", "dög", "", "x"] * 5, dtype=object)  # 20: past the inline limit
 graph = helper.make_graph(

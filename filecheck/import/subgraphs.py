@@ -4,7 +4,7 @@
 # branches, r in the loop body).
 from onnx import TensorProto, helper
 
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 
 value = helper.make_tensor_value_info
 then_branch = helper.make_graph(

@@ -10,7 +10,7 @@ free dimensions as leading `index` arguments, then their inputs and outputs as
 memref arguments, and return nothing (destination-passing style); a dynamic
 input or output is seen through `onnxc.input` / `onnxc.output`, which give it
 its sizes; sizes known only at run time are `index` arithmetic (see
-`shapes.py`), checked with `onnxc.check` where the model could disagree with
+`shapes.py`), checked with `onnxc.tools.check` where the model could disagree with
 them; each intermediate is a `memref.alloc`; constants are
 `memref.global`s read with `memref.get_global`; computation is `linalg.generic`
 (and other structured linalg operations), each tagged with the ONNX node it comes
@@ -75,10 +75,11 @@ from onnxc.lowering.node_progress import counter
 
 
 def _lowering_classes() -> list[type[OnnxLowering[Any]]]:
-    """Every `OnnxLowering` of this package's modules."""
+    """Every `OnnxLowering` of this package's modules (its category
+    subpackages' included)."""
     found: list[type[OnnxLowering[Any]]] = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{__name__}.{info.name}")
+    for info in sorted(pkgutil.walk_packages(__path__, f"{__name__}."), key=lambda i: i.name):
+        module = importlib.import_module(info.name)
         for value in vars(module).values():
             if (
                 inspect.isclass(value)

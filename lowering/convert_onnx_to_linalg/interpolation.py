@@ -18,7 +18,7 @@ from xdsl.ir import Attribute, SSAValue
 from onnxc.dialects import onnx
 from onnxc.element_types import Kind
 from onnxc.lowering.convert_onnx_to_linalg import scalar
-from onnxc.lowering.convert_onnx_to_linalg.loops import for_range, index
+from onnxc.lowering.convert_onnx_to_linalg.scf_loops import for_range, index
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.index_arith import Size
 

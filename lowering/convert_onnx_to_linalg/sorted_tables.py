@@ -11,7 +11,7 @@ from xdsl.dialects import arith, memref
 from xdsl.ir import SSAValue
 
 from onnxc.lowering.convert_onnx_to_linalg import scalar
-from onnxc.lowering.convert_onnx_to_linalg.loops import for_range, index
+from onnxc.lowering.convert_onnx_to_linalg.scf_loops import for_range, index
 
 
 def select(b: Builder, condition: SSAValue, a: SSAValue, other: SSAValue) -> SSAValue:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import onnx
 import onnx.backend.test
 
-from onnxc.sequence_ops import SEQUENCE_OPS
+from onnxc.frontend.sequences.operators import SEQUENCE_OPS
 from tests.e2e.test_backend_suite import expected_failures
 
 OPTIONAL_OPS = {op for op in SEQUENCE_OPS if op.startswith("Optional")}

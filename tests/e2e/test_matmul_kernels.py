@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import onnxc
 from onnxc.dialects import kernel
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 from onnxc.pipeline import lower
 
 ort = pytest.importorskip("onnxruntime")

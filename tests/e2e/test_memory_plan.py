@@ -15,7 +15,7 @@ pytest.importorskip("torch")
 from xdsl.dialects.builtin import ModuleOp  # noqa: E402
 
 from onnxc.api import generate_c  # noqa: E402
-from onnxc.report import max_live_bound, memory_plan  # noqa: E402
+from onnxc.tools.report import max_live_bound, memory_plan  # noqa: E402
 from tests.lowering.memory_check import check_plan  # noqa: E402
 from tests.models import MODEL_CLASSES, build, export  # noqa: E402
 

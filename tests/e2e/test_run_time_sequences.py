@@ -1,5 +1,5 @@
 """Sequences known only at run time (onnxc/ragged_sequences.py,
-sequence_loops.py) match onnxruntime exactly (they only move data).
+carried_loops.py) match onnxruntime exactly (they only move data).
 
 Covered: a Loop with a run-time trip count growing a sequence, SequenceAt,
 SequenceInsert and SequenceErase at run-time positions among tensors of
@@ -22,7 +22,7 @@ from onnx import TensorProto, helper, numpy_helper
 import onnxc
 from onnxc.errors import OnnxcError, RunError
 from tests.e2e.run_time import assert_builds_warning_free
-from tests.test_static_sequences import F, checked_model, sequence, value
+from tests.frontend.test_sequences import F, checked_model, sequence, value
 
 ort = pytest.importorskip("onnxruntime")
 

@@ -1,6 +1,6 @@
 """Scan before opset 9 (a batch axis on every input and output, and an
 optional sequence_lens first): rewritten per batch element into the newer
-Scan before the model is upgraded (`onnxc.scan_batches`), matching
+Scan before the model is upgraded (`onnxc.frontend.rewrites.scan_batches`), matching
 onnxruntime exactly (sums of a few floats in order)."""
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ from onnxc.dialects.onnx_ml import DOMAIN as ML_DOMAIN
 from onnxc.dialects.onnx_ml import OPS as ML_OPS
 from onnxc.element_types import ElementType, Kind
 from onnxc.errors import UnsupportedError
-from onnxc.importer import SAME_TYPE_AS_INPUT
+from onnxc.frontend.rewrites.infer_shapes import SAME_TYPE_AS_INPUT
 from onnxc.lowering.convert_onnx_to_linalg import lowerings
 from tests.e2e.statistics import (
     Statistics,

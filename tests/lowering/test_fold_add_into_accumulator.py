@@ -12,7 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects.builtin import StringAttr
 
 import onnxc
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 from onnxc.pipeline import lower
 
 ort = pytest.importorskip("onnxruntime")

@@ -21,7 +21,7 @@ from xdsl.dialects import memref
 
 import onnxc
 from onnxc.errors import OnnxcError
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 from onnxc.pipeline import lower
 
 ort = pytest.importorskip("onnxruntime")

@@ -17,7 +17,7 @@ from xdsl.parser import Parser
 from onnxc.dialects import onnx as onnx_dialect
 from onnxc.dialects.constants import elements_to_numpy
 from onnxc.errors import OnnxcError
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 from onnxc.lowering.onnx_fold_constants import OnnxFoldConstantsPass
 from onnxc.pipeline import make_context
 

@@ -11,7 +11,7 @@ from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 
 import onnxc
-from onnxc.importer import import_model
+from onnxc.frontend import import_model
 from onnxc.pipeline import lower
 from tests.lowering.memory_check import check_plan, planned_views
 

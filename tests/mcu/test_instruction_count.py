@@ -8,8 +8,8 @@ import pytest
 
 import onnxc
 from onnxc.errors import OnnxcError
-from onnxc.instruction_count import count_instructions
 from onnxc.targets import get_target
+from onnxc.tools.instruction_count import count_instructions
 from tests.e2e.test_kernels import _single
 from tests.mcu.tools import MCU_TARGETS, needs_arm
 

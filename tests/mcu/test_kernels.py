@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from onnxc.dialects import kernel
-from onnxc.importer import import_model
-from onnxc.lowering.kernel_ir import block_size
+from onnxc.frontend import import_model
+from onnxc.lowering.select_kernels.building_blocks import block_size
 from onnxc.pipeline import lower
 from onnxc.targets import Kernels, get_target
 from tests.e2e.test_kernels import CONVS, GEMMS, _compare, _epilogues, _kernel_ops

@@ -1,0 +1,1 @@
+"""The attention lowerings of convert-onnx-to-linalg."""

@@ -1,0 +1,1 @@
+"""The control flow lowerings of convert-onnx-to-linalg."""

@@ -1,0 +1,1 @@
+"""The elementwise lowerings of convert-onnx-to-linalg."""

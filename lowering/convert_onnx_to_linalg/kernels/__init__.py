@@ -1,0 +1,1 @@
+"""The kernels lowerings of convert-onnx-to-linalg."""

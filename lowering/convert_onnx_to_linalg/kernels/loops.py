@@ -1,0 +1,130 @@
+"""What the blocked kernels' loops share (`kernels/conv.py`, `kernels/pool.py`,
+`kernels/matmul.py`): index arithmetic at a builder, loads, loop nests that
+keep their node's comment, tap ranges, the multiply-accumulate step (fused
+with `fma`) and the fused activations (applied as the accumulators are
+stored, or to each finished row: Tanh's many operations would push the
+accumulators out of registers)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, math, memref
+from xdsl.dialects.builtin import f32
+from xdsl.ir import Operation, SSAValue
+
+from onnxc.dialects import kernel
+from onnxc.lowering.convert_onnx_to_linalg import scalar
+from onnxc.lowering.convert_onnx_to_linalg.elementwise.arithmetic import hard_swish
+from onnxc.lowering.convert_onnx_to_linalg.scf_loops import nest
+from onnxc.lowering.index_arith import IndexArith, Size
+
+__all__ = [
+    "Activation",
+    "Arith",
+    "accumulate",
+    "activation",
+    "activations",
+    "load",
+    "loops_over",
+    "padded",
+    "remainder",
+    "tap_range",
+]
+
+
+class Arith(IndexArith):
+    """Index arithmetic inserted at a builder (one per loop body)."""
+
+    def __init__(self, b: Builder) -> None:
+        super().__init__()
+        self.b = b
+
+    def _insert(self, op: Operation, operands: Sequence[SSAValue]) -> SSAValue:
+        return self.b.insert(op).results[0]
+
+
+def tap_range(a: Arith, start: Size, taps: int, dilation: int, extent: int) -> tuple[Size, Size]:
+    """The taps k in [lo, hi) with 0 <= start + k * dilation < extent."""
+    lo = a.max(0, a.ceildiv(a.sub(0, start), dilation))
+    hi = a.min(taps, a.add(a.floordiv(a.sub(extent - 1, start), dilation), 1))
+    return lo, a.max(lo, hi)
+
+
+Activation = Callable[[Builder, SSAValue], SSAValue]
+
+
+def activation(op: kernel.ConvOp | kernel.MatmulOp) -> Activation:
+    """The fused activation of a kernel that is applied as its accumulators
+    are stored (Relu, Clip, HardSwish; kernel.conv alone takes Tanh:
+    `activations`)."""
+    stored, row = activations(op)
+    assert row is None, "a row activation is kernel.conv's"
+    return stored
+
+
+def activations(op: kernel.ConvOp | kernel.MatmulOp) -> tuple[Activation, Activation | None]:
+    """The activation applied as the accumulators are stored, and the one
+    applied to each finished output row instead (None: none): Tanh's many
+    operations would push the accumulators out of registers."""
+    kind = op.attr("activation")
+    if kind == "Relu":
+        return lambda b, v: scalar.MAX(b, v, scalar.constant(b, 0.0, f32)), None
+    if kind == "Tanh":
+        return lambda b, v: v, lambda b, v: scalar.TANH(b, v)
+    if kind == "HardSwish":
+        return lambda b, v: hard_swish(b, v), None
+    if kind == "Clip":
+        low, high = op.attr("clip_min"), op.attr("clip_max")
+        return lambda b, v: scalar.MIN(
+            b, scalar.MAX(b, v, scalar.constant(b, low, f32)), scalar.constant(b, high, f32)
+        ), None
+    return lambda b, v: v, None
+
+
+def loops_over(
+    b: Builder, sizes: Sequence[int], body: Callable[[Builder, list[SSAValue]], None]
+) -> None:
+    """Loops over every position of `sizes`, with no loop for a size of 1 (its
+    index is 0): canonicalize would fold such a loop away, and with it the
+    ONNX node's comment on the nest."""
+    looped = [k for k, size in enumerate(sizes) if size > 1]
+
+    def innermost(inner: Builder, ivs: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
+        at = [Arith(inner).index(0)] * len(sizes)
+        for k, iv in zip(looped, ivs, strict=True):
+            at[k] = iv
+        body(inner, at)
+        return []
+
+    nest(b, [sizes[k] for k in looped], [], innermost)
+
+
+def load(b: Builder, buffer: SSAValue, indices: Sequence[Size]) -> SSAValue:
+    a = Arith(b)
+    return b.insert(memref.LoadOp.get(buffer, [a.index(i) for i in indices])).res
+
+
+def remainder(b: Builder, value: SSAValue, divisor: int) -> SSAValue:
+    modulus = Arith(b).index(divisor)
+    return b.insert(arith.RemUIOp(value, modulus)).result
+
+
+def padded(b: Builder, value: SSAValue, inside: SSAValue | None) -> SSAValue:
+    """`value`, or 0 (the padding) where `inside` is false."""
+    if inside is None:
+        return value
+    zero = scalar.constant(b, 0.0, f32)
+    return b.insert(arith.SelectOp(inside, value, zero)).result
+
+
+def accumulate(
+    b: Builder, acc: SSAValue, v: SSAValue, value: SSAValue, weight: SSAValue, fused: bool
+) -> None:
+    """acc[v] += value * weight (one fused multiply-add when `fused`)."""
+    if fused:
+        total = b.insert(math.FmaOp(value, weight, load(b, acc, [v]))).result
+    else:
+        total = scalar.ADD(b, load(b, acc, [v]), scalar.MUL(b, value, weight))
+    b.insert(memref.StoreOp.get(total, acc, [v]))

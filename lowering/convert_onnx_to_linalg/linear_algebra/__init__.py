@@ -1,0 +1,1 @@
+"""The linear algebra lowerings of convert-onnx-to-linalg."""

@@ -1,0 +1,1 @@
+"""The ml lowerings of convert-onnx-to-linalg."""

@@ -1,0 +1,1 @@
+"""The nn lowerings of convert-onnx-to-linalg."""

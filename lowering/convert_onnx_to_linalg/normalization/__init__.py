@@ -1,0 +1,1 @@
+"""The normalization lowerings of convert-onnx-to-linalg."""

@@ -1,0 +1,1 @@
+"""The quantization lowerings of convert-onnx-to-linalg."""

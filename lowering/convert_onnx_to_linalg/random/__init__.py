@@ -1,0 +1,1 @@
+"""The random lowerings of convert-onnx-to-linalg."""

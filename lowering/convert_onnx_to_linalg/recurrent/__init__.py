@@ -1,0 +1,1 @@
+"""The recurrent lowerings of convert-onnx-to-linalg."""

@@ -1,0 +1,1 @@
+"""The reduction lowerings of convert-onnx-to-linalg."""

@@ -1,0 +1,1 @@
+"""The signal lowerings of convert-onnx-to-linalg."""

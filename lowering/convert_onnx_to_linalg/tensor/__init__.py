@@ -1,0 +1,1 @@
+"""The tensor lowerings of convert-onnx-to-linalg."""

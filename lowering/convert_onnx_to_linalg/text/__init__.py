@@ -1,0 +1,1 @@
+"""The text lowerings of convert-onnx-to-linalg."""

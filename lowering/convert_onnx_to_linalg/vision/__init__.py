@@ -1,0 +1,1 @@
+"""The vision lowerings of convert-onnx-to-linalg."""

@@ -1,0 +1,2 @@
+"""The model-level (protobuf) rewrites of the front end, one per module;
+`onnxc.frontend.REWRITES` orders them."""
