@@ -50,6 +50,24 @@ __all__ = ["BuildError", "CompiledC", "build_extension", "built_extensions", "ca
 
 DEFAULT_CFLAGS = ("-O3", "-std=c99", "-ffp-contract=off")
 
+SANITIZE = "ONNXC_SANITIZE"
+"""An environment variable: when set (to a `-fsanitize=` list such as
+`address,undefined`), every host build is instrumented with those
+sanitizers, stops at the first report (`-fno-sanitize-recover=all`), and is
+cached apart from plain builds. The Python process must load the sanitizer
+runtimes first: `LD_PRELOAD="$(gcc -print-file-name=libasan.so)
+$(gcc -print-file-name=libubsan.so)"` (see `.ci/run`)."""
+
+
+def sanitizer_flags() -> list[str]:
+    """The flags `ONNXC_SANITIZE` asks for (none when it is unset)."""
+    wanted = os.environ.get(SANITIZE, "").strip()
+    if not wanted:
+        return []
+    if not all(part in {"address", "undefined"} for part in wanted.split(",")):
+        raise BuildError(f"{SANITIZE}={wanted!r}: expected address, undefined or both")
+    return [f"-fsanitize={wanted}", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
+
 
 def cache_dir() -> Path:
     """Where built extensions are kept (``$ONNXC_CACHE_DIR`` or ``~/.cache/onnxc``)."""
@@ -174,7 +192,7 @@ def is_built(
     c_source: str, header_source: str, name: str, *, extra_cflags: Sequence[str] = ()
 ) -> bool:
     """Whether `build_extension` with these arguments finds its build cached."""
-    cflags = [*DEFAULT_CFLAGS, *extra_cflags]
+    cflags = [*DEFAULT_CFLAGS, *extra_cflags, *sanitizer_flags()]
     return _extension_path(c_source, header_source, name, cflags)[1].exists()
 
 
@@ -200,7 +218,8 @@ def build_extension(
 
     if "onnxc_string" in header_source:  # a model with string tensors: their copier
         preamble, cdef = preamble + string_io.GATHER_SOURCE, cdef + string_io.GATHER_CDEF
-    cflags = [*DEFAULT_CFLAGS, *extra_cflags]
+    sanitizers = sanitizer_flags()
+    cflags = [*DEFAULT_CFLAGS, *extra_cflags, *sanitizers]
     module_name, target = _extension_path(
         c_source, header_source, name, cflags, (preamble, cdef) if preamble or cdef else ()
     )
@@ -226,6 +245,7 @@ def build_extension(
             sources=[str(s) for s in sources],
             include_dirs=[str(tmpdir), str(runtime_dir())],
             extra_compile_args=cflags,
+            extra_link_args=sanitizers,
         )
         log: list[str] = []
         try:

@@ -4,9 +4,10 @@ Pattern (linalg on buffers, one op per step at the top of a function): a buffer
 P is initialised by an all-parallel op I (a bias broadcast or a fill), then only
 accumulated into (used as an `outs` operand, e.g. a convolution), and finally
 read once by an elementwise `Q = P + S` (same identity map on P, S and Q). When S
-is already complete at I and nothing writes it afterwards, the Add is folded into
-the initialisation: I computes `init + S`, the accumulation runs on top of it,
-and P is Q.
+is already complete at I and nothing writes it afterwards, and every
+accumulation into P adds to it (a sum, not a max, a product or a scaling),
+the Add is folded into the initialisation: I computes `init + S`, the
+accumulation runs on top of it, and P is Q.
 
 Why: S no longer lives across the accumulation (plan-memory can then reuse its
 bytes for P in place), and one pass over the output disappears. In a ResNet
@@ -62,8 +63,62 @@ def _is_init(op: Operation, buffer: SSAValue) -> bool:
     return _identity(op, len(op.inputs)) and not out_arg.uses
 
 
-def _only_outs(op: Operation, operand: int) -> bool:
-    return isinstance(op, GenericOp) and operand >= len(op.inputs)
+def _adds_into(op: Operation, operand: int) -> bool:
+    """`op` only adds into its output `operand`: what it yields there is the
+    output's old value plus terms that do not depend on it, through additions
+    and the iteration arguments and results of `scf.for` and `scf.if` (the
+    windowed convolution's loops) and nothing else. Only then does a sum
+    started at `init + S` end at `(init + sum) + S`; a max, a product or a
+    scaling of the accumulator (MaxPool, ReduceProd, a mean's division) does
+    not commute with the Add."""
+    if not (isinstance(op, GenericOp) and operand >= len(op.inputs)):
+        return False
+    derived: set[SSAValue] = {op.body.block.args[operand]}
+    pending = [op.body.block.args[operand]]
+    while pending:
+        value = pending.pop()
+        for use in list(value.uses):
+            user, index = use.operation, use.index
+            if isinstance(user, arith.AddfOp | arith.AddiOp):
+                other = user.operands[1 - index]
+                if other in derived or other is value:
+                    return False  # out + out: twice the accumulator
+                reached = [user.result]
+            elif isinstance(user, scf.ForOp) and user.iter_args and index >= 3:
+                k = index - 3
+                reached = [user.body.block.args[1 + k], user.results[k]]
+            elif isinstance(user, scf.YieldOp) and isinstance(user.parent_op(), scf.IfOp):
+                branch = user.parent_op()
+                assert isinstance(branch, scf.IfOp)
+                reached = [branch.results[index]]
+            elif isinstance(user, scf.YieldOp | YieldOp):
+                continue  # a loop's next iteration (its argument is derived) or the result
+            else:
+                return False
+            for result in reached:
+                if result not in derived:
+                    derived.add(result)
+                    pending.append(result)
+    return _yields_derived(op.body.block, operand - len(op.inputs), derived)
+
+
+def _yields_derived(block: Block, position: int, derived: set[SSAValue]) -> bool:
+    """Every yield that makes the accumulator's value (the body's, each loop's
+    and each branch's) yields a derived value, so no path resets it."""
+    yielded = block.last_op
+    assert yielded is not None
+    if yielded.operands[position] not in derived:
+        return False
+    for value in derived:
+        owner = value.owner
+        if isinstance(owner, scf.ForOp | scf.IfOp) and value in owner.results:
+            k = owner.results.index(value)
+            regions = [owner.body] if isinstance(owner, scf.ForOp) else list(owner.regions)
+            for region in regions:
+                last = region.block.last_op
+                if last is None or last.operands[k] not in derived:
+                    return False
+    return True
 
 
 def _only_reads(op: Operation, operand: int) -> bool:
@@ -113,7 +168,7 @@ def _fold(add: GenericOp, body: dict[Operation, int]) -> bool:
             continue  # not read last by the Add, or P + P
         if not _is_init(init, partial):
             continue
-        if not all(_only_outs(user, i) for _, user, i in steps[1:-1]):
+        if not all(_adds_into(user, i) for _, user, i in steps[1:-1]):
             continue
         other_steps = _steps(other, body)
         born_before = isinstance(other, BlockArgument) or other_steps[0][0] < init_at

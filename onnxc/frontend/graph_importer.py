@@ -121,7 +121,9 @@ class _Scope:
 
     @staticmethod
     def of(graph: onnx.GraphProto, outer: _Scope | None = None) -> _Scope:
-        values = [*graph.input, *graph.value_info, *graph.output]
+        # a graph input that is also an output keeps its input type (an
+        # output may be declared with less: unknown sizes)
+        values = [*graph.value_info, *graph.output, *graph.input]
         types = {v.name: v.type for v in values if v.type.WhichOneof("value")}
         return _Scope(types, outer=outer)
 

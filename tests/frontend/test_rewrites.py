@@ -346,3 +346,24 @@ def test_emit_a_rewrite(tmp_path) -> None:
     assert (
         "needs --emit" in run("-o", str(tmp_path / "out"), "--skip-rewrite", "infer-shapes").stderr
     )
+
+
+def test_an_input_that_is_an_output_keeps_its_type() -> None:
+    """A graph input that is also an output, the output declared with unknown
+    sizes: the version converter gave the input the output's type, and the
+    importer typed the value from the output (found by the random-graph
+    tests as an internal error)."""
+    import onnxc
+
+    for opset in (18, TARGET_OPSET):
+        model = _model(
+            [h.make_node("Relu", ["x"], ["y"])],
+            [value("x", T.FLOAT, [2, 3])],
+            [value("y", T.FLOAT, [None, None]), value("x", T.FLOAT, [None, None])],
+            opset=opset,
+        )
+        assert prepare_model(model).free == []
+        x = np.arange(-3, 3, dtype=np.float32).reshape(2, 3)
+        got = onnxc.compile(model).run({"x": x})
+        np.testing.assert_array_equal(got["x"], x)
+        np.testing.assert_array_equal(got["y"], np.maximum(x, 0))
