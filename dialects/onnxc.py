@@ -5,7 +5,7 @@ Sizes known only at run time cross the interface here: how big an input is
 (`onnxc.input`), how big an output turns out to be and whether the caller's
 buffer holds it (`onnxc.output`), whether the workspace holds what a
 data-dependent buffer needs (`onnxc.workspace`), and whether sizes given at run
-time fit the model (`onnxc.tools.check`). The C printer turns each into a few lines
+time fit the model (`onnxc.check`). The C printer turns each into a few lines
 that return a distinct status (`ONNXC_ERR_SHAPE`, `ONNXC_ERR_CAPACITY`,
 `ONNXC_ERR_WORKSPACE`) instead of touching memory out of bounds.
 
@@ -112,10 +112,10 @@ class OutputOp(_BindingOp):
 
 @irdl_op_definition
 class CheckOp(IRDLOperation):
-    """`onnxc.tools.check %ok, "why"`: the model stops with ONNXC_ERR_SHAPE unless
+    """`onnxc.check %ok, "why"`: the model stops with ONNXC_ERR_SHAPE unless
     `%ok` holds (sizes given at run time that do not fit the model)."""
 
-    name = "onnxc.tools.check"
+    name = "onnxc.check"
 
     condition = operand_def(I1)
     message = prop_def(StringAttr)

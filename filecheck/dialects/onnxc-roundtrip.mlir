@@ -3,14 +3,14 @@
 
 // The onnxc dialect: the model's interface at the linalg and loop levels.
 // onnxc.input / onnxc.output see a graph input or output buffer with its
-// run-time sizes, onnxc.tools.check stops the model with ONNXC_ERR_SHAPE unless its
+// run-time sizes, onnxc.check stops the model with ONNXC_ERR_SHAPE unless its
 // condition holds, onnxc.workspace asks the workspace for that many bytes.
 
 func.func @interface(%n: index, %x: memref<?x4xf32>, %y: memref<?x4xf32>) {
   %0 = onnxc.input %x[%n] index 0 : i64 : memref<?x4xf32> to memref<?x4xf32>
   %c = arith.constant 8 : index
   %ok = arith.cmpi sle, %n, %c : index
-  onnxc.tools.check %ok, "n is at most 8"
+  onnxc.check %ok, "n is at most 8"
   %bytes = arith.muli %n, %c : index
   onnxc.workspace %bytes
   %1 = onnxc.output %y[%n] index 0 : i64 : memref<?x4xf32> to memref<?x4xf32>
@@ -19,7 +19,7 @@ func.func @interface(%n: index, %x: memref<?x4xf32>, %y: memref<?x4xf32>) {
 
 // CHECK-LABEL: func.func @interface(%n: index, %x: memref<?x4xf32>, %y: memref<?x4xf32>)
 // CHECK-NEXT:    %{{.*}} = onnxc.input %x[%n] index 0 : i64 : memref<?x4xf32> to memref<?x4xf32>
-// CHECK:         onnxc.tools.check %{{.*}}, "n is at most 8"
+// CHECK:         onnxc.check %{{.*}}, "n is at most 8"
 // CHECK:         onnxc.workspace %{{.*}}
 // CHECK-NEXT:    %{{.*}} = onnxc.output %y[%n] index 0 : i64 : memref<?x4xf32> to memref<?x4xf32>
 

@@ -10,7 +10,7 @@ free dimensions as leading `index` arguments, then their inputs and outputs as
 memref arguments, and return nothing (destination-passing style); a dynamic
 input or output is seen through `onnxc.input` / `onnxc.output`, which give it
 its sizes; sizes known only at run time are `index` arithmetic (see
-`shapes.py`), checked with `onnxc.tools.check` where the model could disagree with
+`shapes.py`), checked with `onnxc.check` where the model could disagree with
 them; each intermediate is a `memref.alloc`; constants are
 `memref.global`s read with `memref.get_global`; computation is `linalg.generic`
 (and other structured linalg operations), each tagged with the ONNX node it comes
@@ -201,8 +201,9 @@ def _finish_returns(function: func.FuncOp, outputs: list[SSAValue], shapes: Shap
 
 
 def sanitize_hint(name: str) -> str:
-    """An SSA name hint from a dimension's name."""
-    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    """An SSA name hint from a dimension's name (any text: ASCII letters,
+    digits and `_` kept, anything else `_`, as xDSL's names allow)."""
+    cleaned = "".join(c if (c.isascii() and c.isalnum()) or c == "_" else "_" for c in name)
     return cleaned if cleaned and not cleaned[0].isdigit() else "d" + cleaned
 
 

@@ -21,7 +21,7 @@ func.func @rotary_embedding_interleaved(%x: tensor<1x2x3x8xf32>, %c: tensor<6x4x
 // CHECK:           %[[PARTNER:.*]] = arith.select %[[FIRST]], %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:      %[[OTHER:.*]] = memref.load %[[X]][%[[B]], %[[H]], %[[S]], %[[PARTNER]]] : memref<1x2x3x8xf32>
 // CHECK-NEXT:      %[[RAW:.*]] = memref.load %[[IDS]][%[[B]], %[[S]]] : memref<1x3xi64>
-// CHECK:           onnxc.tools.check %{{.*}}, "RotaryEmbedding rope: position id is in range"
+// CHECK:           onnxc.check %{{.*}}, "RotaryEmbedding rope: position id is in range"
 // CHECK-NEXT:      %[[C:.*]] = memref.load %[[COS]][%[[ROW:.*]], %[[PAIR]]] : memref<6x4xf32>
 // CHECK-NEXT:      %[[SN:.*]] = memref.load %[[SIN]][%[[ROW]], %[[PAIR]]] : memref<6x4xf32>
 // CHECK-NEXT:      %[[KEPT:.*]] = arith.mulf %[[C]], %[[V]] : f32

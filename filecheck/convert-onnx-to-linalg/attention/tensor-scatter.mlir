@@ -54,7 +54,7 @@ func.func @tensor_scatter_linear(%c: tensor<2x6x3xf32>, %u: tensor<2x2x3xf32>, %
 // CHECK:           %[[LOW:.*]] = arith.cmpi sge, %[[START]], %{{.*}} : index
 // CHECK-NEXT:      %[[HIGH:.*]] = arith.cmpi sle, %[[START]], %[[ROOM]] : index
 // CHECK-NEXT:      %[[OK:.*]] = arith.andi %[[LOW]], %[[HIGH]] : i1
-// CHECK-NEXT:      onnxc.tools.check %[[OK]], "TensorScatter scatter: the write index leaves room for the update"
+// CHECK-NEXT:      onnxc.check %[[OK]], "TensorScatter scatter: the write index leaves room for the update"
 // CHECK:         linalg.generic {{.*}} outs(%[[Y]] : memref<2x6x3xf32>)
 // CHECK:           %[[OFF:.*]] = arith.subi
 // CHECK-NOT:       arith.remsi

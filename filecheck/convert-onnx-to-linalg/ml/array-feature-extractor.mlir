@@ -7,7 +7,7 @@
 // CHECK-SAME:      %[[X:.*]]: memref<2x4xf32>, %[[I:.*]]: memref<3xi64>, %[[Z:.*]]: memref<2x3xf32>)
 // CHECK:         %[[OK:.*]] = scf.for {{.*}} -> (i1) {
 // CHECK:           arith.cmpi ult
-// CHECK:         onnxc.tools.check %[[OK]], "ArrayFeatureExtractor extract: every index is in [0, the size of X's last axis)"
+// CHECK:         onnxc.check %[[OK]], "ArrayFeatureExtractor extract: every index is in [0, the size of X's last axis)"
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[Z]] : memref<2x3xf32>)
 // CHECK:           %[[J:.*]] = memref.load %[[I]][%{{.*}}] : memref<3xi64>
 // CHECK-NEXT:      %[[C:.*]] = arith.index_cast %[[J]] : i64 to index

@@ -37,8 +37,8 @@ func.func @col2im_run_time_shapes(%x: tensor<1x4x?xf32, ["L"]>, %image: tensor<2
 // Sizes given at run time are loaded and checked.
 // CHECK-LABEL: func.func @col2im_run_time_shapes
 // CHECK:         memref.load %{{.*}}[%{{.*}}] : memref<2xi64>
-// CHECK:         onnxc.tools.check %{{.*}}, "Col2Im fold: image_shape[0] >= 0"
-// CHECK:         onnxc.tools.check %{{.*}}, "Col2Im fold: block_shape[0] >= 1"
-// CHECK:         onnxc.tools.check %{{.*}}, "Col2Im fold: blocks along axis 0 >= 1"
-// CHECK:         onnxc.tools.check %{{.*}}, "Col2Im fold: C * K rows"
-// CHECK:         onnxc.tools.check %{{.*}}, "Col2Im fold: L is the number of blocks"
+// CHECK:         onnxc.check %{{.*}}, "Col2Im fold: image_shape[0] >= 0"
+// CHECK:         onnxc.check %{{.*}}, "Col2Im fold: block_shape[0] >= 1"
+// CHECK:         onnxc.check %{{.*}}, "Col2Im fold: blocks along axis 0 >= 1"
+// CHECK:         onnxc.check %{{.*}}, "Col2Im fold: C * K rows"
+// CHECK:         onnxc.check %{{.*}}, "Col2Im fold: L is the number of blocks"

@@ -17,7 +17,7 @@
 // CHECK-NEXT:      %[[ABOVE:.*]] = arith.cmpf ogt, %[[B]], %[[MINUS_ONE]] : f32
 // CHECK-NEXT:      %[[BELOW:.*]] = arith.cmpf olt, %[[B]], %[[N]] : f32
 // CHECK-NEXT:      %[[OK:.*]] = arith.andi %[[ABOVE]], %[[BELOW]] : i1
-// CHECK-NEXT:      onnxc.tools.check %[[OK]], "MaxRoiPool pool: a batch index is in range"
+// CHECK-NEXT:      onnxc.check %[[OK]], "MaxRoiPool pool: a batch index is in range"
 // CHECK-NEXT:      %[[BI:.*]] = arith.fptosi %[[B]] : f32 to i64
 // CHECK-NEXT:      %[[BATCH:.*]] = arith.index_cast %[[BI]] : i64 to index
 // CHECK:           %[[Y1:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32

@@ -7,7 +7,7 @@
 // CHECK-SAME:      %[[X:.*]]: memref<1x1x2x2xf32>, %[[I:.*]]: memref<1x1x2x2xi64>, %[[S:.*]]: memref<4xi64>, %[[OUT:.*]]: memref<1x1x5x5xf32>)
 // CHECK:         %[[W:.*]] = arith.constant 4 : index
 // CHECK:         %[[TOTAL:.*]] = arith.constant 16 : index
-// CHECK:         onnxc.tools.check %{{.*}}, "size of 5 as inferred"
+// CHECK:         onnxc.check %{{.*}}, "size of 5 as inferred"
 // CHECK:         linalg.fill {{.*}} outs(%[[OUT]] : memref<1x1x5x5xf32>)
 // CHECK:         scf.for %[[N:[^ ]+]] =
 // CHECK:           scf.for %[[C:[^ ]+]] =
@@ -16,7 +16,7 @@
 // CHECK-NEXT:            %[[RAW:.*]] = memref.load %[[I]][%[[N]], %[[C]], %[[H]], %[[V]]] : memref<1x1x2x2xi64>
 // CHECK-NEXT:            %[[FLAT:.*]] = arith.index_cast %[[RAW]] : i64 to index
 // CHECK-NEXT:            %[[OK:.*]] = arith.cmpi ult, %[[FLAT]], %[[TOTAL]] : index
-// CHECK-NEXT:            onnxc.tools.check %[[OK]], "MaxUnpool unpool: I is a position in the unpooled tensor"
+// CHECK-NEXT:            onnxc.check %[[OK]], "MaxUnpool unpool: I is a position in the unpooled tensor"
 // CHECK-NEXT:            %[[COL:.*]] = arith.remui %[[FLAT]], %[[W]] : index
 // CHECK-NEXT:            %[[REST:.*]] = arith.divui %[[FLAT]], %[[W]] : index
 // CHECK-NEXT:            %[[ROW:.*]] = arith.remui %[[REST]], %[[W]] : index

@@ -19,7 +19,7 @@
 // CHECK-NEXT:      %[[OK:.*]] = arith.ori %[[INSIDE]], %[[IGNORED]] : i1
 // CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[SAFE:.*]] = arith.select %[[IGNORED]], %[[ZERO]], %[[CLASS]] : index
-// CHECK-NEXT:      onnxc.tools.check %[[OK]], "NegativeLogLikelihoodLoss nll: target is a class index or ignore_index"
+// CHECK-NEXT:      onnxc.check %[[OK]], "NegativeLogLikelihoodLoss nll: target is a class index or ignore_index"
 // CHECK-NEXT:      %[[LP:.*]] = memref.load %[[X]][%[[N]], %[[SAFE]], %[[D]]] : memref<3x5x2xf32>
 // CHECK-NEXT:      %[[NEG:.*]] = arith.negf %[[LP]] : f32
 // CHECK-NEXT:      %[[WEIGHT:.*]] = memref.load %[[W]][%[[SAFE]]] : memref<5xf32>

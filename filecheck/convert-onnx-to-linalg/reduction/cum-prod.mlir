@@ -11,7 +11,7 @@ func.func @cumprod_runtime_axis(%x: tensor<2x3xi32>, %axis: tensor<i32>) -> tens
 // CHECK-LABEL: func.func @cumprod_runtime_axis(
 // CHECK-SAME:      %[[X:[^:]*]]: memref<2x3xi32>, %[[AXIS:[^:]*]]: memref<i32>, %[[OUT:[^:]*]]: memref<2x3xi32>)
 // CHECK:         memref.load %[[AXIS]][] : memref<i32>
-// CHECK:         onnxc.tools.check {{.*}} "CumProd cumprod: the axis is in range"
+// CHECK:         onnxc.check {{.*}} "CumProd cumprod: the axis is in range"
 // CHECK:         %[[XF:.*]] = memref.collapse_shape %[[X]]
 // CHECK-NEXT:    %[[X3:.*]] = memref.expand_shape %[[XF]] {{.*}} output_shape [%[[B:.*]], %[[N:.*]], %[[A:.*]]] {{.*}} into memref<?x?x?xi32>
 // CHECK-NEXT:    %[[OF:.*]] = memref.collapse_shape %[[OUT]]

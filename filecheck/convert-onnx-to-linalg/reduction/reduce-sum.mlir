@@ -30,10 +30,10 @@ func.func @reduce_sum_runtime_axes(%x: tensor<2x3x4xf32>, %axes: tensor<1xi64>) 
 // CHECK-LABEL: func.func @reduce_sum_runtime_axes(
 // CHECK-SAME:      %[[X:[^:]*]]: memref<2x3x4xf32>, %[[AXES:[^:]*]]: memref<1xi64>, %[[OUT:[^:]*]]: memref<2x4xf32>)
 // CHECK:         memref.load %[[AXES]]
-// CHECK:         onnxc.tools.check {{.*}} "ReduceSum reduce_sum: an axis is in range"
-// CHECK:         onnxc.tools.check {{.*}} "ReduceSum reduce_sum: no axis is repeated"
-// CHECK:         onnxc.tools.check {{.*}} "size of 2 as inferred"
-// CHECK:         onnxc.tools.check {{.*}} "size of 4 as inferred"
+// CHECK:         onnxc.check {{.*}} "ReduceSum reduce_sum: an axis is in range"
+// CHECK:         onnxc.check {{.*}} "ReduceSum reduce_sum: no axis is repeated"
+// CHECK:         onnxc.check {{.*}} "size of 2 as inferred"
+// CHECK:         onnxc.check {{.*}} "size of 4 as inferred"
 // CHECK:         %[[FLAT:.*]] = memref.collapse_shape %[[OUT]] {{\[}}[0 : i64, 1 : i64]]
 // CHECK-NEXT:    %[[KEPT:.*]] = memref.expand_shape %[[FLAT]] {{\[}}[0 : i64, 1 : i64, 2 : i64]] output_shape [%{{.*}}, %{{.*}}, %{{.*}}] {{.*}} into memref<?x?x?xf32>
 // CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%[[KEPT]] : memref<?x?x?xf32>)

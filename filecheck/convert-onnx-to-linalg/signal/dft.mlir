@@ -84,7 +84,7 @@ func.func @dft_runtime_axis(%x: tensor<4x4x1xf32>, %a: tensor<i64>) -> tensor<4x
 }
 
 // CHECK-LABEL: func.func @dft_runtime_axis
-// CHECK:         onnxc.tools.check %{{.*}}, "DFT dft: axis gives the output's shape"
+// CHECK:         onnxc.check %{{.*}}, "DFT dft: axis gives the output's shape"
 // CHECK:         scf.if %{{.*}} {
 // CHECK:           scf.for
 // CHECK:         scf.if %{{.*}} {

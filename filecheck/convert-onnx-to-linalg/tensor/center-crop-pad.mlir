@@ -20,8 +20,8 @@ func.func @crop_and_pad(%x: tensor<5x3x2xf32>) -> tensor<2x6x2xf32> {
 // CHECK-LABEL: func.func @runtime(
 // CHECK-SAME:      %[[W:.*]]: index, %[[X:.*]]: memref<4x?xi8>, %[[S:.*]]: memref<2xi64>, %[[OUT:.*]]: memref<?x?xi8>)
 // CHECK:         %[[H:.*]] = memref.load %[[S]][%{{.*}}] : memref<2xi64>
-// CHECK:         onnxc.tools.check %{{.*}}, "CenterCropPad ccp: shape >= 0"
-// CHECK:         onnxc.tools.check %{{.*}}, "CenterCropPad ccp: shape >= 0"
+// CHECK:         onnxc.check %{{.*}}, "CenterCropPad ccp: shape >= 0"
+// CHECK:         onnxc.check %{{.*}}, "CenterCropPad ccp: shape >= 0"
 // CHECK:         %[[Y:.*]] = onnxc.output %[[OUT]]
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[Y]] : memref<?x?xi8>)
 // CHECK:           %[[INSIDE:.*]] = arith.andi

@@ -28,7 +28,7 @@ func.func @depth_to_space_run_time(%x: tensor<1x?x2x3xf32, ["C"]>) -> tensor<1x?
 // CHECK-LABEL: func.func @depth_to_space_run_time
 // CHECK-SAME:    (%[[C:.*]]: index
 // CHECK:         %[[DEPTH:.*]] = arith.floordivsi %[[C]], %{{.*}} : index
-// CHECK:         onnxc.tools.check %{{.*}}, "DepthToSpace d2s: the channel count is a multiple of 4"
+// CHECK:         onnxc.check %{{.*}}, "DepthToSpace d2s: the channel count is a multiple of 4"
 // CHECK:         linalg.generic
 // CHECK:           %[[D0:.*]] = linalg.index 0 : index
 // CHECK-NEXT:      %[[D1:.*]] = linalg.index 1 : index

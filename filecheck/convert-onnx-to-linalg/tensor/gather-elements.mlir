@@ -16,6 +16,6 @@ func.func @gather_elements(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>) -> tensor<3
 // CHECK-NEXT:      %[[UP:.*]] = arith.addi %[[P]], %[[SIZE]] : index
 // CHECK-NEXT:      %[[W:.*]] = arith.select %[[NEG]], %[[UP]], %[[P]] : index
 // CHECK-NEXT:      %[[OK:.*]] = arith.cmpi ult, %[[W]], %[[SIZE]] : index
-// CHECK-NEXT:      onnxc.tools.check %[[OK]], "GatherElements ge: an index is in range"
+// CHECK-NEXT:      onnxc.check %[[OK]], "GatherElements ge: an index is in range"
 // CHECK-NEXT:      %[[V:.*]] = memref.load %[[X]][%[[D0]], %[[W]]] : memref<3x4xf32>
 // CHECK-NEXT:      linalg.yield %[[V]] : f32

@@ -11,8 +11,8 @@ func.func @gather_nd(%x: tensor<2x3x4xf32>, %i: tensor<2x2xi64>) -> tensor<2x4xf
 // CHECK:           %[[D0:.*]] = linalg.index 0 : index
 // CHECK-NEXT:      %[[D1:.*]] = linalg.index 1 : index
 // CHECK:           memref.load %[[I]][%[[D0]], %{{.*}}] : memref<2x2xi64>
-// CHECK:           onnxc.tools.check %{{.*}}, "GatherND gnd: index 0 of a tuple is in range"
+// CHECK:           onnxc.check %{{.*}}, "GatherND gnd: index 0 of a tuple is in range"
 // CHECK:           memref.load %[[I]][%[[D0]], %{{.*}}] : memref<2x2xi64>
-// CHECK:           onnxc.tools.check %{{.*}}, "GatherND gnd: index 1 of a tuple is in range"
+// CHECK:           onnxc.check %{{.*}}, "GatherND gnd: index 1 of a tuple is in range"
 // CHECK-NEXT:      %[[V:.*]] = memref.load %[[X]][%{{.*}}, %{{.*}}, %[[D1]]] : memref<2x3x4xf32>
 // CHECK-NEXT:      linalg.yield %[[V]] : f32

@@ -60,7 +60,7 @@ func.func @gather_runtime(%x: tensor<5x4xf32>, %i: tensor<2xi32>) -> tensor<2x4x
 // CHECK:           %[[LOW:.*]] = arith.cmpi sge, %[[AT]], %{{.*}} : index
 // CHECK-NEXT:      %[[HIGH:.*]] = arith.cmpi slt, %[[AT]], %{{.*}} : index
 // CHECK-NEXT:      %[[OK:.*]] = arith.andi %[[LOW]], %[[HIGH]] : i1
-// CHECK-NEXT:      onnxc.tools.check %[[OK]], "Gather gather: an index is in range"
+// CHECK-NEXT:      onnxc.check %[[OK]], "Gather gather: an index is in range"
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[I]] : memref<2xi32>)
 // CHECK:           arith.index_cast %{{.*}} : i32 to index
 // CHECK:           memref.load %[[X]]

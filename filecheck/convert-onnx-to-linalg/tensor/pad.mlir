@@ -47,8 +47,8 @@ func.func @pad_constant_run_time(%x: tensor<2x3xi8>, %p: tensor<4xi64>) -> tenso
 }
 
 // CHECK-LABEL: func.func @pad_constant_run_time
-// CHECK:         onnxc.tools.check %{{.*}}, "Pad pad: axis 0 keeps >= 0"
-// CHECK:         onnxc.tools.check %{{.*}}, "Pad pad: axis 1 keeps >= 0"
+// CHECK:         onnxc.check %{{.*}}, "Pad pad: axis 0 keeps >= 0"
+// CHECK:         onnxc.check %{{.*}}, "Pad pad: axis 1 keeps >= 0"
 // CHECK:         linalg.generic
 // CHECK:           arith.cmpi ult
 // CHECK:           arith.cmpi ult

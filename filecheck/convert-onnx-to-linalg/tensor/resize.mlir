@@ -64,7 +64,7 @@ func.func @resize_sizes_run_time(%x: tensor<1x1x?x?xf32, ["H", "W"]>, %sizes: te
 // CHECK-LABEL: func.func @resize_sizes_run_time
 // CHECK-SAME:    (%[[H:.*]]: index, %[[W:.*]]: index, %{{.*}}: memref<1x1x?x?xf32>, %[[SIZES:.*]]: memref<2xi64>
 // CHECK:         memref.load %[[SIZES]]
-// CHECK:         onnxc.tools.check %{{.*}}, "Resize up: sizes >= 0"
+// CHECK:         onnxc.check %{{.*}}, "Resize up: sizes >= 0"
 // CHECK:         arith.divf
 // CHECK:         linalg.generic
 // CHECK:           scf.for %{{.*}} = %[[FROM:.*]] to %[[TO:.*]] step

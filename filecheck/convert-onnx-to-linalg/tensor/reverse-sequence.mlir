@@ -13,7 +13,7 @@ func.func @reverse_sequence(%x: tensor<4x3xf32>, %l: tensor<3xi64>) -> tensor<4x
 // CHECK-NEXT:      %[[B:.*]] = linalg.index 1 : index
 // CHECK-NEXT:      %[[N:.*]] = arith.index_cast %[[LEN]] : i64 to index
 // CHECK-NEXT:      %[[OK:.*]] = arith.cmpi ult, %[[N]], %{{.*}} : index
-// CHECK-NEXT:      onnxc.tools.check %[[OK]], "ReverseSequence rev: 0 <= sequence_lens[b] <= the time steps"
+// CHECK-NEXT:      onnxc.check %[[OK]], "ReverseSequence rev: 0 <= sequence_lens[b] <= the time steps"
 // CHECK-NEXT:      %[[IN:.*]] = arith.cmpi slt, %[[T]], %[[N]] : index
 // CHECK:           %[[MIRROR:.*]] = arith.subi %{{.*}}, %[[T]] : index
 // CHECK-NEXT:      %[[AT:.*]] = arith.select %[[IN]], %[[MIRROR]], %[[T]] : index

@@ -11,7 +11,7 @@ func.func @scatter_elements(%x: tensor<3x3xf32>, %i: tensor<2x3xi64>, %u: tensor
 // CHECK:         scf.for %[[A:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:           scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:        %[[K:.*]] = memref.load %[[I]][%[[A]], %[[B]]] : memref<2x3xi64>
-// CHECK:             onnxc.tools.check %{{.*}}, "ScatterElements se: an index is in range"
+// CHECK:             onnxc.check %{{.*}}, "ScatterElements se: an index is in range"
 // CHECK-NEXT:        %[[NEW:.*]] = memref.load %[[U]][%[[A]], %[[B]]] : memref<2x3xf32>
 // CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[Y]][%[[T:.*]], %[[B]]] : memref<3x3xf32>
 // CHECK-NEXT:        %[[SUM:.*]] = arith.addf %[[OLD]], %[[NEW]] : f32

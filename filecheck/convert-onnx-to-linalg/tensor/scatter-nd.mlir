@@ -10,7 +10,7 @@ func.func @scatter_nd(%x: tensor<4x3xi32>, %i: tensor<2x1xi64>, %u: tensor<2x3xi
 // CHECK:         linalg.generic {{.*}} ins(%[[X]] : memref<4x3xi32>) outs(%[[Y]] : memref<4x3xi32>)
 // CHECK:         scf.for %[[A:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:           memref.load %[[I]][%[[A]], %{{.*}}] : memref<2x1xi64>
-// CHECK:           onnxc.tools.check %{{.*}}, "ScatterND snd: index 0 of a tuple is in range"
+// CHECK:           onnxc.check %{{.*}}, "ScatterND snd: index 0 of a tuple is in range"
 // CHECK:           scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:        %[[V:.*]] = memref.load %[[U]][%[[A]], %[[B]]] : memref<2x3xi32>
 // CHECK-NEXT:        memref.store %[[V]], %[[Y]][%{{.*}}, %[[B]]] : memref<4x3xi32>

@@ -30,8 +30,8 @@ func.func @may_broadcast(%x: tensor<?xf32, ["A"]>, %y: tensor<?xf32, ["B"]>) -> 
 // CHECK:         %[[OK0:.*]] = arith.ori %[[AONE]], %{{.*}} : i1
 // CHECK:         %[[OK1:.*]] = arith.ori
 // CHECK:         onnxc.output %out0[%[[C]]] index 0
-// CHECK-NEXT:    onnxc.tools.check %[[OK0]], "Add Add_0: input 0 broadcasts"
-// CHECK-NEXT:    onnxc.tools.check %[[OK1]], "Add Add_0: input 1 broadcasts"
+// CHECK-NEXT:    onnxc.check %[[OK0]], "Add Add_0: input 0 broadcasts"
+// CHECK-NEXT:    onnxc.check %[[OK1]], "Add Add_0: input 1 broadcasts"
 // CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
 // CHECK:           arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:      memref.load

@@ -23,7 +23,7 @@ func.func @split_run_time(%x: tensor<?x4xf32, ["N"]>) -> (tensor<?x4xf32, ["P"]>
 // CHECK-SAME:    (%[[N:.*]]: index
 // CHECK:         %[[CHUNK:.*]] = arith.ceildivsi %[[N]], %{{.*}} : index
 // CHECK:         %[[LAST:.*]] = arith.subi %[[N]], %[[CHUNK]] : index
-// CHECK:         onnxc.tools.check %{{.*}}, "Split split: the last piece is not negative"
+// CHECK:         onnxc.check %{{.*}}, "Split split: the last piece is not negative"
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ((d0 + 0), d1)>, affine_map<(d0, d1) -> (d0, d1)>]
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>]
 // CHECK-NEXT:    ^bb0(%{{.*}}: f32):

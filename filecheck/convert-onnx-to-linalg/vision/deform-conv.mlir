@@ -38,7 +38,7 @@ func.func @deform_conv(%x: tensor<1x4x3x3xf32>, %w: tensor<2x2x2x2xf32>, %o: ten
 // rows are checked against offset's, a window starts at o * stride - pad,
 // tap k sits k * dilation further, and a tap reads 0 outside X.
 // CHECK-LABEL: func.func @deform_conv_strided(%N: index, %H: index, %OH: index,
-// CHECK:         onnxc.tools.check %{{.*}}, "DeformConv dc: offset fits axis 2"
+// CHECK:         onnxc.check %{{.*}}, "DeformConv dc: offset fits axis 2"
 // CHECK:         linalg.generic
 // CHECK:           %[[OY:.*]] = linalg.index 2 : index
 // CHECK:           %[[SY:.*]] = arith.muli %[[OY]], %{{.*}} : index

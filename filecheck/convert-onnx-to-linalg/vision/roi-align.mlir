@@ -13,7 +13,7 @@
 // CHECK:           %[[BI:.*]] = memref.load %[[B]][%[[R]]] : memref<4xi64>
 // CHECK-NEXT:      %[[N:.*]] = arith.index_cast %[[BI]] : i64 to index
 // CHECK-NEXT:      %[[OK:.*]] = arith.cmpi ult, %[[N]], %{{.*}} : index
-// CHECK-NEXT:      onnxc.tools.check %[[OK]], "RoiAlign roi: a batch index is in range"
+// CHECK-NEXT:      onnxc.check %[[OK]], "RoiAlign roi: a batch index is in range"
 // CHECK:           %[[Y1:.*]] = arith.mulf %{{.*}}, %{{.*}} : f64
 // CHECK-NEXT:      %[[HALF:.*]] = arith.constant 5.000000e-01 : f64
 // CHECK-NEXT:      %[[START:.*]] = arith.subf %[[Y1]], %[[HALF]] : f64
@@ -43,7 +43,7 @@ func.func @roi_align_avg(%x: tensor<2x3x6x7xf32>, %rois: tensor<4x4xf32>, %b: te
 // times; each sample is the largest of its weighted neighbours, the bin the
 // largest sample (0 without samples).
 // CHECK-LABEL: func.func @roi_align_max(%H: index,
-// CHECK:         onnxc.tools.check %{{.*}}, "RoiAlign roi: X has elements to sample"
+// CHECK:         onnxc.check %{{.*}}, "RoiAlign roi: X has elements to sample"
 // CHECK:         linalg.generic
 // CHECK-COUNT-3:   memref.load %rois
 // CHECK:           %[[Y2:.*]] = memref.load %rois[%{{.*}}, %{{.*}}] : memref<3x4xf64>

@@ -35,7 +35,7 @@ This module holds the helpers the three share (taking a subgraph's block,
 binding its arguments to buffers, writing yielded values). A carried value
 whose body input the importer typed with the sizes of its initial value
 keeps them throughout (its buffer is allocated once): a body that yields
-another size is stopped at run time (`onnxc.tools.check`) or refused at compile
+another size is stopped at run time (`onnxc.check`) or refused at compile
 time when the sizes are static. One whose sizes change from trip to trip
 (the importer left them unknown) lives in loop storage at its current sizes
 (`loop_storage.py`).
