@@ -75,7 +75,16 @@ from onnxc.emit.c_weights import (
 from onnxc.emit.runner import Dim, TensorSpec
 from onnxc.errors import CEmitError
 from onnxc.intervals import INFINITY, Interval, evaluate, upper_bound
-from onnxc.ir_names import ARENA, DIMS, INPUT_NAMES, MAX_DIMS, OUTPUT_NAMES
+from onnxc.ir_names import (
+    ARENA,
+    DIMS,
+    INPUT_NAMES,
+    MAX_BUFFER_BYTES,
+    MAX_DIMS,
+    MAX_ELEMENTS,
+    MAX_STATIC_ARENA,
+    OUTPUT_NAMES,
+)
 from onnxc.runtime_c import sources_for
 
 __all__ = ["CParam", "PrintedC", "print_c", "print_c_files"]
@@ -266,6 +275,8 @@ class ModelPrinter:
                     # Bounds are given under max_dims: with a free dimension
                     # unbounded, a constant may still bound a size, uselessly.
                     bound = upper_bound(value, self.ranges()) if self.bounded else None
+                    if bound is not None and bound > MAX_ELEMENTS:
+                        bound = None  # a size past it is refused: no bound
                     bounds[axis] = -1 if bound is None else bound
             elif any(d < 0 for d in shape):
                 raise CEmitError(f"'{onnx_name}' has sizes known at run time but no binding")
@@ -296,7 +307,8 @@ class ModelPrinter:
             return None
         if self.arena_value is None:
             return self.arena_size
-        return upper_bound(self.arena_value, self.ranges())
+        bound = upper_bound(self.arena_value, self.ranges())
+        return None if bound is None or bound > MAX_STATIC_ARENA else bound
 
     # --- the computation ----------------------------------------------------------
 
@@ -346,6 +358,9 @@ class ModelPrinter:
         return False
 
     def _require_workspace(self, body: BodyPrinter, size: str) -> None:
+        body.emit(f"if ((size_t){size} > (size_t)INT64_C({MAX_BUFFER_BYTES})) {{")
+        body.emit("  return ONNXC_ERR_SHAPE; /* sizes past the limits (saturated) */")
+        body.emit("}")
         body.emit(f"if (available < (size_t){size}) {{")
         body.emit(f"  *workspace_size = (size_t){size};")
         body.emit("  return ONNXC_ERR_WORKSPACE;")

@@ -77,7 +77,15 @@ from onnxc.dialects.onnxc import LoopStorageOp, ReserveOp, WorkspaceAvailableOp,
 from onnxc.errors import InternalError, UnsupportedError
 from onnxc.intervals import INFINITY, UNBOUNDED, Interval, evaluate
 from onnxc.ir_names import ARENA as ARENA_ATTR
-from onnxc.ir_names import ARENA_ALIGN, COMMENT, DIMS, MAX_DIMS, MEMORY, STRING_BYTES
+from onnxc.ir_names import (
+    ARENA_ALIGN,
+    COMMENT,
+    DIMS,
+    MAX_BUFFER_BYTES,
+    MAX_DIMS,
+    MEMORY,
+    STRING_BYTES,
+)
 from onnxc.lowering.buffer_uses import aliases, all_parallel, top_level_index, touches
 from onnxc.lowering.index_arith import IndexArith, Size
 
@@ -587,9 +595,9 @@ class _Sizes(IndexArith):
         total: Size = row.size
         for d in t.get_shape():
             total *= max(d, 1)
-        if row.packing == 1:
-            return self.product([total, *dynamic_sizes])
-        return self.ceildiv(self.product([total, *dynamic_sizes]), row.packing)
+        # saturating: sizes past the limits are refused, never wrapped
+        count = self.saturating_product([total, *dynamic_sizes], MAX_BUFFER_BYTES + 1)
+        return count if row.packing == 1 else self.ceildiv(count, row.packing)
 
 
 def _hoist(fn: func.FuncOp, values: Sequence[SSAValue]) -> None:

@@ -42,3 +42,20 @@ convert-onnx-to-linalg they are the function's leading `index` arguments."""
 
 MAX_DIMS = "onnxc.max_dims"
 """Function attribute: upper bounds of free dimensions, by name."""
+
+MAX_ELEMENTS = 2**40
+"""The most elements a tensor sized at run time may have: a size that gives
+more is refused with ONNXC_ERR_SHAPE before anything is written. It leaves
+room for any sum of byte sizes the planner makes (2^44 bytes a buffer) in a
+`ptrdiff_t`, so that no size arithmetic can overflow; an upper bound of a
+size at or past it is no bound."""
+
+MAX_BUFFER_BYTES = MAX_ELEMENTS * 16
+"""The most bytes a buffer of `MAX_ELEMENTS` elements takes (16 bytes an
+element at most): the planner's byte sizes saturate past it, and a workspace
+asked for past it is refused with ONNXC_ERR_SHAPE."""
+
+MAX_STATIC_ARENA = 2**31 - 1
+"""The largest workspace bound given as `NAME_WORKSPACE_SIZE` (which sizes
+the static default arena): a larger static array does not link on 32-bit
+targets, nor in x86-64's default code model, so such a model gets no bound."""

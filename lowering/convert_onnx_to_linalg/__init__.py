@@ -132,6 +132,7 @@ def _convert_signature(function: func.FuncOp) -> tuple[list[SSAValue], Shapes]:
         buffer.name_hint = arg.name_hint
         view: SSAValue = buffer
         if any(size < 0 for size in memref_type(arg.type).get_shape()):
+            shapes.check_count(shapes.sizes(arg), f"input {arg.name_hint}")
             sizes = [s for s in shapes.sizes(arg) if isinstance(s, SSAValue)]
             bound = InputOp(buffer, sizes, number, buffer.type)
             Rewriter.insert_op(bound, point)

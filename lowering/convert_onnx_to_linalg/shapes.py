@@ -35,6 +35,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from onnxc.dialects.dims import dims_of
 from onnxc.dialects.onnxc import CheckOp, InputOp, OutputOp
 from onnxc.errors import InternalError, UnsupportedError
+from onnxc.ir_names import MAX_ELEMENTS
 from onnxc.lowering.index_arith import INDEX, IndexArith, Size
 
 
@@ -51,6 +52,8 @@ class Shapes(IndexArith):
         self.rewriter: PatternRewriter | None = None
         self.elements: dict[SSAValue, list[Size]] = {}
         """The elements of shape tensors, as sizes (see `shape_values.py`)."""
+        self.checked: set[SSAValue] = set()
+        """Conditions already checked at entry."""
         block = function.body.block
         for name, arg in zip(free, block.args, strict=False):
             self.symbols[name] = arg
@@ -126,7 +129,33 @@ class Shapes(IndexArith):
                     f"({result_type})"
                 )
             found.append(known)
+        if not all(isinstance(size, int) for size in found):
+            self.check_count(found, str(result_type))
         return found
+
+    def check_count(self, sizes: Sequence[Size], what: str) -> None:
+        """A run-time check that `sizes` are none negative and hold at most
+        `MAX_ELEMENTS` elements (ONNXC_ERR_SHAPE otherwise), computed without
+        overflow: no size arithmetic after it can overflow. At entry (once)
+        when the sizes are known there, else here."""
+        count = self.saturating_product(sizes, MAX_ELEMENTS + 1)
+        fits = self.less(count, MAX_ELEMENTS + 1)
+        if fits in self.checked:
+            return
+        message = f"{what}: no negative size, at most 2^40 elements"
+        if fits in self.entry:
+            check = CheckOp(fits, message)
+            if self.last_entry_op is None:
+                block = self.function.body.block
+                first = block.first_op
+                point = InsertPoint.before(first) if first else InsertPoint.at_end(block)
+            else:
+                point = InsertPoint.after(self.last_entry_op)
+            Rewriter.insert_op(check, point)
+            self.last_entry_op = check
+            self.checked.add(fits)
+        else:
+            self._check(fits, message)
 
     def _check(self, condition: SSAValue, message: str) -> None:
         """A run-time check at the current position (ONNXC_ERR_SHAPE when it fails)."""

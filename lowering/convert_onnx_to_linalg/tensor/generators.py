@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.builder import Builder
+from xdsl.dialects import arith, memref
 from xdsl.dialects import math as math_dialect
-from xdsl.dialects import memref
 from xdsl.dialects.builtin import IntegerType, f64
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
 from onnxc.element_types import Kind
+from onnxc.ir_names import MAX_ELEMENTS
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
@@ -65,11 +66,8 @@ class RangeOpLowering(OnnxLowering[onnx.RangeOp]):
             rounded = here.insert(math_dialect.CeilOp(steps)).result
             count = shapes.from_integer(convert(here, rounded, IntegerType(64)))
         else:
-            low, high, step = (
-                shapes.from_integer(convert(here, v, IntegerType(64)))
-                for v in (start, limit, delta)
-            )
-            count = shapes.ceildiv(shapes.sub(high, low), step)
+            low, high, step = (convert(here, v, IntegerType(64)) for v in (start, limit, delta))
+            count = shapes.from_integer(_integer_count(here, low, high, step))
         length = shapes.max(count, 0)
         output = self.result_buffer(rewriter, op.output, [length])
 
@@ -79,3 +77,36 @@ class RangeOpLowering(OnnxLowering[onnx.RangeOp]):
 
         for_range(here, 0, shapes.index(length), [start], trip)
         self.replace(rewriter, op, [output])
+
+
+def _integer_count(b: Builder, low: SSAValue, high: SSAValue, step: SSAValue) -> SSAValue:
+    """max(ceil((high - low) / step), 0) of int64 values, without overflow at
+    any of them: the distance and the step's magnitude as unsigned 64-bit
+    values (wrapping subtraction gives them exactly), a count past
+    `MAX_ELEMENTS` as `MAX_ELEMENTS + 1` (which the result's size check
+    refuses). `step` is not 0 (checked before)."""
+    i64 = IntegerType(64)
+
+    def constant(value: int) -> SSAValue:
+        return b.insert(arith.ConstantOp.from_int_and_width(value, i64)).result
+
+    def pick(condition: SSAValue, a: SSAValue, other: SSAValue) -> SSAValue:
+        return b.insert(arith.SelectOp(condition, a, other)).result
+
+    def compare(kind: str, a: SSAValue, other: SSAValue) -> SSAValue:
+        return b.insert(arith.CmpiOp(a, other, kind)).result
+
+    zero = constant(0)
+    up = compare("sgt", step, zero)
+    forward = b.insert(arith.SubiOp(high, low)).result
+    backward = b.insert(arith.SubiOp(low, high)).result
+    distance = pick(up, forward, backward)
+    moves = pick(up, compare("sgt", high, low), compare("sgt", low, high))
+    magnitude = pick(up, step, b.insert(arith.SubiOp(zero, step)).result)
+    whole = b.insert(arith.DivUIOp(distance, magnitude)).result
+    rest = b.insert(arith.RemUIOp(distance, magnitude)).result
+    partial = b.insert(arith.ExtUIOp(compare("ne", rest, zero), i64)).result
+    steps = b.insert(arith.AddiOp(whole, partial)).result  # at most 2^64 - 1: no wrap
+    many = constant(MAX_ELEMENTS + 1)
+    bounded = pick(compare("ugt", steps, many), many, steps)
+    return pick(moves, bounded, zero)

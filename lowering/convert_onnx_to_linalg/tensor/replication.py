@@ -20,6 +20,7 @@ from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
+from onnxc.ir_names import MAX_ELEMENTS
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     OnnxLowering,
@@ -86,7 +87,12 @@ class TileOpLowering(OnnxLowering[onnx.TileOp]):
             raise unsupported(
                 op, f"repeats has {len(repeats)} elements for an input of rank {len(in_sizes)}"
             )
-        computed = [shapes.mul(size, r) for size, r in zip(in_sizes, repeats, strict=True)]
+        # saturating: a product too large fails the result's element-count check
+        limit = MAX_ELEMENTS + 1
+        computed = [
+            shapes.saturating_product([size, r], limit)
+            for size, r in zip(in_sizes, repeats, strict=True)
+        ]
         output = self.result_buffer(rewriter, op.output, computed)
         source = buffer_of(rewriter, op.input)
         rank = len(in_sizes)

@@ -31,6 +31,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
 from onnxc.dialects.dims import symbols_of
+from onnxc.ir_names import MAX_ELEMENTS
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     buffer_of,
@@ -195,9 +196,11 @@ def reshape_target(
 ) -> list[Size]:
     """The output sizes of Reshape(data of `in_shape`, `shape`): 0 copies the
     input's dimension (unless `allowzero`), one -1 takes what is left. Known
-    elements are resolved now; elements known at run time with selects, and a
-    run-time check that the element count is kept."""
-    total = shapes.product(in_shape)
+    elements are resolved now; elements known at run time with selects, and
+    run-time checks that each is -1 or more, that one at most is -1 and that
+    the element count is kept (counts computed without overflow)."""
+    limit = MAX_ELEMENTS + 1
+    total = shapes.saturating_product(in_shape, limit)
     resolved: list[Size] = []
     for index, size in enumerate(shape):
         if isinstance(size, int):
@@ -209,17 +212,23 @@ def reshape_target(
                 size = in_shape[index]
             resolved.append(size)
             continue
+        check(rewriter, op, shapes.less(-2, size), f"shape[{index}] >= -1")
         if not allowzero and index < len(in_shape):
             size = _select(shapes, rewriter, shapes.equal(size, 0), in_shape[index], size)
         resolved.append(size)
     fixed = [s for s in resolved if not (isinstance(s, int) and s == -1)]
-    if sum(1 for s in resolved if isinstance(s, int) and s == -1) > 1:
+    given = sum(1 for s in resolved if isinstance(s, int) and s == -1)
+    if given > 1:
         raise unsupported(op, "the shape has more than one -1")
+    unknown = [shapes.flag(shapes.equal(s, -1)) for s in resolved if isinstance(s, SSAValue)]
+    if unknown:
+        minus_ones = _sum(shapes, [given, *unknown])
+        check(rewriter, op, shapes.less(minus_ones, 2), "one -1 at most in the shape")
     known = [
         _select(shapes, rewriter, shapes.equal(s, -1), 1, s) if isinstance(s, SSAValue) else s
         for s in fixed
     ]
-    rest = shapes.product(known)
+    rest = shapes.saturating_product(known, limit)
     if isinstance(rest, int) and isinstance(total, int) and rest != 0 and -1 in resolved:
         if total % rest != 0:
             raise unsupported(op, f"cannot infer -1: {total} elements into {list(shape)}")
@@ -230,7 +239,7 @@ def reshape_target(
             out.append(inferred if size == -1 else size)
         else:
             out.append(_select(shapes, rewriter, shapes.equal(size, -1), inferred, size))
-    count = shapes.product(out)
+    count = shapes.saturating_product(out, limit)
     if isinstance(count, int) and isinstance(total, int):
         if count != total:
             raise unsupported(op, f"shape {list(shape)} does not hold {total} elements")
@@ -238,6 +247,13 @@ def reshape_target(
         keeps = shapes.equal(count, total)
         check(rewriter, op, keeps, "the shape keeps the count")
     return out
+
+
+def _sum(shapes: Shapes, sizes: Sequence[Size]) -> Size:
+    total: Size = 0
+    for size in sizes:
+        total = shapes.add(total, size)
+    return total
 
 
 def _select(
