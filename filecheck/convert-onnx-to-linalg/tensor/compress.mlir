@@ -9,7 +9,7 @@ func.func @compress(%x: tensor<4x3xf32>, %c: tensor<4xi1>) -> tensor<?x3xf32, ["
 // CHECK-SAME:    (%[[X:.*]]: memref<4x3xf32>, %[[C:.*]]: memref<4xi1>, %[[OUT:.*]]: memref<?x3xf32>)
 // CHECK:         %[[FOUND:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (index) {
 // CHECK:         %[[COUNT:.*]] = arith.minsi %[[FOUND]], %{{.*}} : index
-// CHECK-NEXT:    %[[Y:.*]] = onnxc.output %[[OUT]][%[[COUNT]]]
+// CHECK:         %[[Y:.*]] = onnxc.output %[[OUT]][%[[COUNT]]]
 // CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[PLACE:.*]] = %{{.*}}) -> (index) {
 // CHECK-NEXT:      %[[KEEP:.*]] = memref.load %[[C]][%[[I]]] : memref<4xi1>
 // CHECK-NEXT:      scf.if %[[KEEP]] {

@@ -1,7 +1,8 @@
 // RUN: xdsl-opt -p convert-onnx-to-linalg --split-input-file %s | filecheck %s
 
 // A free dimension is a leading index argument; a dynamic input or output is
-// seen through onnxc.input / onnxc.output with its sizes; sizes that match
+// seen through onnxc.input / onnxc.output with its sizes, an input's element
+// count checked first (computed without overflow); sizes that match
 // (the same symbol) broadcast through the indexing maps, as static ones do.
 func.func @add_broadcast(%x: tensor<?x4xf32, ["N"]>, %y: tensor<4xf32>) -> tensor<?x4xf32, ["N"]> attributes {onnxc.dims = ["N"], onnxc.input_names = ["x", "y"], onnxc.output_names = ["z"]} {
   %z = "onnx.Add"(%x, %y) {onnx_node_name = "Add_0"} : (tensor<?x4xf32, ["N"]>, tensor<4xf32>) -> tensor<?x4xf32, ["N"]>
@@ -9,7 +10,8 @@ func.func @add_broadcast(%x: tensor<?x4xf32, ["N"]>, %y: tensor<4xf32>) -> tenso
 }
 
 // CHECK-LABEL: func.func @add_broadcast(%N: index, %x: memref<?x4xf32>, %y: memref<4xf32>, %out0: memref<?x4xf32>)
-// CHECK-NEXT:    %[[X:.*]] = onnxc.input %x[%N] index 0 : i64 : memref<?x4xf32> to memref<?x4xf32>
+// CHECK:         onnxc.check %{{.*}}, "input x: no negative size, at most 2^40 elements"
+// CHECK:         %[[X:.*]] = onnxc.input %x[%N] index 0 : i64 : memref<?x4xf32> to memref<?x4xf32>
 // CHECK-NEXT:    %[[Z:.*]] = onnxc.output %out0[%N] index 0 : i64
 // CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %y : memref<?x4xf32>, memref<4xf32>) outs(%[[Z]] : memref<?x4xf32>)
 
