@@ -103,7 +103,8 @@ class OutputOp(_BindingOp):
     """`onnxc.output`: graph output `index` with the sizes the model computed:
     its shape is reported to the caller, and if the caller's capacity is too
     small the model stops with ONNXC_ERR_CAPACITY before writing anything
-    there."""
+    there. Outputs bound next to each other (only arithmetic between them)
+    stop together, once every one of their shapes is reported."""
 
     name = "onnxc.output"
 

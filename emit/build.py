@@ -42,7 +42,7 @@ from onnxc.emit.runner import (
     status_error,
 )
 from onnxc.emit.text_files import digest, write_text
-from onnxc.errors import BuildError, InternalError
+from onnxc.errors import BuildError, InternalError, RunError
 from onnxc.runtime_c import runtime_dir, runtime_files, sources_for
 from onnxc.targets import host_cpu_flags
 
@@ -444,5 +444,11 @@ class CompiledC:
                     values = string_io.from_c(ffi, buffer, math.prod(shape), self.gather)
                 else:
                     values = spec.element.unpack(buffer, math.prod(shape))
-                outputs.append(values.reshape(shape))
+                try:
+                    outputs.append(values.reshape(shape))
+                except ValueError:  # e.g. (0, 2**63 - 1): no elements, but numpy refuses it
+                    raise RunError(
+                        f"{self.name}: output '{spec.name}' has shape {list(shape)}, "
+                        "which a numpy array cannot have"
+                    ) from None
             return outputs

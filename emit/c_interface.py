@@ -51,6 +51,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.traits import is_side_effect_free
 
 from onnxc.dialects.onnxc import (
     CheckOp,
@@ -189,6 +190,8 @@ class ModelPrinter:
         self.global_names: dict[str, str] = {}
         self.arena_size = 0
         self.arena_value: SSAValue | None = None
+        self.short_output = ""
+        """The C flag of the group of outputs being bound: a capacity too small."""
         self.dim_names: dict[SSAValue, str] = {}
         """The ONNX name of each free dimension's argument."""
         self.dims = self._dims()
@@ -370,17 +373,27 @@ class ModelPrinter:
         body.emit("}")
 
     def _bind_output(self, body: BodyPrinter, op: OutputOp) -> None:
+        """Write an output's shape and check its capacity. Outputs bound next to
+        each other (only arithmetic between them) are one group: every shape in
+        it is written before a capacity too small stops the model."""
         t = op.result.type
         assert isinstance(t, MemRefType)
         param = self.names[op.argument]
         sizes = body.sizes_of(t, op.sizes)
+        if not isinstance(_bound_nearby(op, before=True), OutputOp):
+            self.short_output = self.namer.take("short_output")
+            body.emit(f"int {self.short_output} = 0;")
         count = "1"
         for axis, size in enumerate(sizes):
             body.emit(f"{param}->shape[{axis}] = (int64_t){size};")
             count = mul(count, size)
         body.emit(f"if ({param}->capacity < (size_t)({count})) {{")
-        body.emit("  return ONNXC_ERR_CAPACITY;")
+        body.emit(f"  {self.short_output} = 1;")
         body.emit("}")
+        if not isinstance(_bound_nearby(op, before=False), OutputOp):
+            body.emit(f"if ({self.short_output}) {{")
+            body.emit("  return ONNXC_ERR_CAPACITY;")
+            body.emit("}")
         ct = row(t.element_type).storage_c_type
         data = self.namer.take(f"{param}_data")
         body.emit(f"{ct} *const {data} = ({ct} *){param}->data;")
@@ -618,13 +631,14 @@ class ModelPrinter:
                     lines.append(f"  {c_of[dim]} = (ptrdiff_t){given};")
                 elif dim is not None:
                     _guard(lines, f"{given} != (int64_t){c_of[dim]}", "ONNXC_ERR_SHAPE")
-        for k, p in enumerate(outs):
-            if not p.is_static:
-                continue
+        static = [(k, p) for k, p in enumerate(outs) if p.is_static]
+        for k, p in static:
             if p.shape:
                 _guard(lines, f"outputs[{k}].shape == NULL", "ONNXC_ERR_NULL_ARG")
                 lines += [f"  outputs[{k}].shape[{d}] = {size};" for d, size in enumerate(p.shape)]
-            _guard(lines, f"outputs[{k}].capacity < {p.numel}u", "ONNXC_ERR_CAPACITY")
+        short = [f"outputs[{k}].capacity < {p.numel}u" for k, p in static]
+        if short:  # every shape is written before a capacity stops the run
+            _guard(lines, " || ".join(short), "ONNXC_ERR_CAPACITY")
         if not self.dynamic:
             lines.append(f"  *workspace_size = (size_t){self.name}_WORKSPACE_SIZE;")
         args = ["workspace"] + (["workspace_size"] if self.dynamic else [])
@@ -701,8 +715,21 @@ class ModelPrinter:
                 "   bytes needed (ONNXC_ERR_WORKSPACE when it is too small). The free",
                 "   dimensions come first; an output whose sizes are known only at run",
                 "   time is an onnxc_tensor: its shape is written, and ONNXC_ERR_CAPACITY",
-                "   returned before anything is written when its capacity is too small. */",
+                "   returned before anything is written when its capacity is too small.",
+                "   Every output whose sizes follow from the input sizes has its shape",
+                "   written before that status, so one retry with capacities for those",
+                "   shapes suffices; an output whose sizes follow from computed values",
+                "   (NonZero, Unique, a loop's trip count) is checked once they are",
+                f"   known. The bytes {name}_workspace_size gives are checked first.",
             ]
+            if any(isinstance(op, WorkspaceOp) for op in self.fn.walk()):
+                lines += [
+                    "   Storage that grows with computed sizes (a loop's trips) is",
+                    "   requested as the run reaches it: ONNXC_ERR_WORKSPACE then reports",
+                    "   the bytes needed up to that point, and a retry with them may stop",
+                    "   later asking for more (grow the workspace geometrically).",
+                ]
+            lines[-1] += " */"
         else:
             lines += [
                 f"/* Same, with a caller-provided arena of {name}_WORKSPACE_SIZE bytes,",
@@ -716,7 +743,8 @@ class ModelPrinter:
             f"   order of {name}_inputs and {name}_outputs. *workspace_size gives the",
             "   bytes at workspace and receives the bytes needed; every input shape",
             "   is checked (ONNXC_ERR_SHAPE), every output's shape written and its",
-            "   capacity checked (ONNXC_ERR_CAPACITY). */",
+            "   capacity checked (ONNXC_ERR_CAPACITY); the shapes of fixed-shape",
+            f"   outputs (in {name}_outputs) are checked first. */",
             f"int {name}_invoke(void *workspace, size_t *workspace_size,",
             "    const onnxc_tensor *inputs, onnxc_tensor *outputs);",
             "",
@@ -728,6 +756,15 @@ class ModelPrinter:
             "",
         ]
         return "\n".join(lines)
+
+
+def _bound_nearby(op: Operation, before: bool) -> Operation | None:
+    """The nearest op before (after) `op` in its block that is not plain
+    arithmetic: what decides whether `op` starts (ends) a group of outputs."""
+    other = op.prev_op if before else op.next_op
+    while other is not None and not other.regions and is_side_effect_free(other):
+        other = other.prev_op if before else other.next_op
+    return other
 
 
 def _slice(value: SSAValue) -> list[Operation]:

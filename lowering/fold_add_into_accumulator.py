@@ -74,7 +74,7 @@ def _adds_into(op: Operation, operand: int) -> bool:
     if not (isinstance(op, GenericOp) and operand >= len(op.inputs)):
         return False
     derived: set[SSAValue] = {op.body.block.args[operand]}
-    pending = [op.body.block.args[operand]]
+    pending: list[SSAValue] = [op.body.block.args[operand]]
     while pending:
         value = pending.pop()
         for use in list(value.uses):

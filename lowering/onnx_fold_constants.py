@@ -31,7 +31,7 @@ from xdsl.rewriter import InsertPoint
 from onnxc.dialects import onnx as onnx_dialect
 from onnxc.dialects.constants import constant_attr, elements_to_numpy, numpy_dtype
 from onnxc.errors import OnnxcError
-from onnxc.folding import MAX_ROUNDS, NON_DETERMINISTIC
+from onnxc.folding import MAX_ROUNDS, NON_DETERMINISTIC, reference_hazard
 from onnxc.ir_names import ONNX_NODE_NAME
 from onnxc.lowering.onnx_export import evaluate
 from onnxc.lowering.onnx_infer_shapes import has_dynamic_types, infer_function, update_signature
@@ -202,6 +202,10 @@ class ConstantOperandsFolding(RewritePattern):
         if not present or not all(_is_constant(v) for v in present):
             return
         inputs = [None if isinstance(v.type, NoneType) else _constant_input(v) for v in op.operands]
+        axis = op.attr("axis") if "axis" in op.SCHEMA.attributes else None
+        hazard = reference_hazard(op.SCHEMA.name, inputs, axis if isinstance(axis, int) else None)
+        if hazard is not None:
+            raise OnnxcError(f"{op.node_label()}: {hazard}")
         try:
             values = evaluate(op, inputs)
         except Exception as error:  # the reference raises anything on bad input

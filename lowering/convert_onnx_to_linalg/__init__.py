@@ -199,6 +199,38 @@ def _finish_returns(function: func.FuncOp, outputs: list[SSAValue], shapes: Shap
     block.insert_op_before(func.ReturnOp(), ret)
     ret.detach()
     ret.erase()
+    _bind_outputs_early(block)
+
+
+def _bind_outputs_early(block: Block) -> None:
+    """Move each `onnxc.output` of the function's block up to where its sizes
+    are known (after the inputs are bound): outputs whose sizes follow from the
+    inputs' are then bound together, before anything is computed, so the C
+    reports every such output's shape before it returns ONNXC_ERR_CAPACITY."""
+    ops = list(block.ops)
+    position = {op: k for k, op in enumerate(ops)}
+    inputs = [k for k, op in enumerate(ops) if isinstance(op, InputOp)]
+    for op in ops:
+        if not isinstance(op, OutputOp):
+            continue
+        after = inputs[-1] if inputs else -1
+        for operand in op.operands:
+            owner = operand.owner
+            while isinstance(owner, Operation) and owner.parent_block() is not block:
+                owner = owner.parent_op()
+            if isinstance(owner, Operation) and owner in position:
+                after = max(after, position[owner])
+        while after + 1 < position[op] and isinstance(ops[after + 1], OutputOp):
+            after += 1  # outputs bound at one point stay in their order
+        if after + 1 >= position[op]:
+            continue
+        op.detach()
+        if after < 0:
+            block.insert_op_before(op, ops[0])
+        else:
+            block.insert_op_after(op, ops[after])
+        ops = list(block.ops)
+        position = {o: k for k, o in enumerate(ops)}
 
 
 def sanitize_hint(name: str) -> str:

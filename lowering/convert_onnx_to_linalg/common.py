@@ -493,6 +493,9 @@ def broadcast_reads(
     (only the sizes given at run time tell; a run-time check that it is 1 or
     the output's size is inserted)."""
     offset = len(out_sizes) - len(sizes)
+    if offset < 0:  # a result of a lower rank (Clip's min not a scalar)
+        rank = len(out_sizes)
+        raise unsupported(op, f"{what} of rank {len(sizes)} does not broadcast to rank {rank}")
     reads: list[AffineExpr | None] = []
     for j, size in enumerate(sizes):
         out = out_sizes[offset + j]

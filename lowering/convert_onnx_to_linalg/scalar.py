@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
@@ -239,7 +240,7 @@ def constant_ops(value: float, t: Attribute) -> list[Operation]:
     one's result is the constant. arith constants are signless, as in MLIR, so
     an unsigned constant is a signless one reinterpreted (`arith.bitcast`)."""
     if isinstance(t, AnyFloat):
-        return [arith.ConstantOp(FloatAttr(float(value), t))]
+        return [arith.ConstantOp(FloatAttr(_in_range(float(value), t), t))]
     if isinstance(t, IndexType):
         return [arith.ConstantOp.from_int_and_width(int(value), t)]
     if t == STRING:  # the zero of strings: the only string a number names
@@ -258,6 +259,18 @@ def constant_ops(value: float, t: Attribute) -> list[Operation]:
     if t != signless:
         ops.append(arith.BitcastOp(ops[0].results[0], t))
     return ops
+
+
+def _in_range(value: float, t: Attribute) -> float:
+    """`value`, or the infinity of its sign where it is finite but rounds to
+    one in float type `t` (1 / 1e-45 in f32): what the arithmetic gives, and
+    the only such value an f16 or f32 attribute can hold."""
+    row = element_types.of_ir(t)
+    if row is None or not np.isfinite(value):
+        return value
+    with np.errstate(over="ignore"):
+        rounded = float(np.asarray(value).astype(row.numpy_dtype))
+    return rounded if np.isinf(rounded) else value
 
 
 def constant(b: Builder, value: float, t: Attribute) -> SSAValue:

@@ -41,6 +41,11 @@ from onnxc.lowering.index_arith import Size
 MAX_ELEMENTS = 16
 """Shape tensors longer than this are not followed (shapes have few elements)."""
 
+MAX_LOADED_ELEMENTS = 64
+"""The longest shape tensor whose elements are loaded at run time (one load
+each): a shape, its pads (two per axis), axes or steps never come near it, and
+a tensor declared longer (2^31 elements) would otherwise take as many ops."""
+
 
 def _is_shape_like(value: SSAValue) -> bool:
     """A 0-D or 1-D integer tensor of at most MAX_ELEMENTS elements."""
@@ -177,13 +182,20 @@ def shape_elements(
     op: onnx.OnnxOp, rewriter: PatternRewriter, shapes: Shapes, value: SSAValue
 ) -> list[Size]:
     """The elements of a 1-D (or 0-D) integer tensor as sizes: known ones
-    (constants, followed shape values) as they are, else loaded at run time."""
+    (constants, followed shape values) as they are, else loaded at run time
+    (at most `MAX_LOADED_ELEMENTS` of them)."""
     known = known_elements(shapes, value)
     if known is not None:
         return list(known)
     value_shape = shape_of(value)
     if len(value_shape) > 1 or any(size < 0 for size in value_shape):
         raise unsupported(op, "a shape tensor of a length known only at run time")
+    if value_shape and value_shape[0] > MAX_LOADED_ELEMENTS:
+        raise unsupported(
+            op,
+            f"a shape tensor of {value_shape[0]} elements known only at run time "
+            f"(at most {MAX_LOADED_ELEMENTS})",
+        )
     buffer = buffer_of(rewriter, value)
     if not value_shape:
         return [shapes.from_integer(rewriter.insert(memref.LoadOp.get(buffer, [])).res)]
@@ -193,3 +205,14 @@ def shape_elements(
         loaded = rewriter.insert(memref.LoadOp.get(buffer, [position])).res
         elements.append(shapes.from_integer(loaded))
     return elements
+
+
+def shape_scalar(
+    op: onnx.OnnxOp, rewriter: PatternRewriter, shapes: Shapes, value: SSAValue, what: str
+) -> Size:
+    """The one element of a scalar operand (0-D, or 1-D of one element) as a
+    size; an error naming the node and `what` when it holds another number."""
+    elements = shape_elements(op, rewriter, shapes, value)
+    if len(elements) != 1:
+        raise unsupported(op, f"{what} must hold one element, not {len(elements)}")
+    return elements[0]

@@ -16,6 +16,7 @@ operation keeps its node's name in the `onnx_node_name` attribute.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -50,6 +51,12 @@ from onnxc.frontend.domains import DOMAINS, node_label_at
 from onnxc.frontend.load import ModelLike, load_model
 from onnxc.frontend.prepare import prepare_model
 from onnxc.ir_names import DIMS, INPUT_NAMES, MAX_DIMS, ONNX_NODE_NAME, OUTPUT_NAMES
+
+MAX_TENSOR_BYTES = 1 << 40
+"""The largest tensor (by its static sizes) onnxc compiles: 1 TiB. Only a
+corrupt or hostile model declares more (a size of 2^62), and the byte sizes
+and offsets the passes compute, summed over every tensor, must stay far from
+the 2^63 of their 64-bit integers."""
 
 
 @dataclass
@@ -212,6 +219,14 @@ class _GraphImporter:
                 found.append(dim.dim_param)
             else:  # a size shape inference could not name: give it one
                 found.append(f"{name}:{axis}")
+        static = [d for d in found if isinstance(d, int)]
+        count = math.prod(static) if all(d >= 0 for d in static) else 0
+        row = element_types.by_onnx_code(tensor_type.elem_type)
+        if row is not None and row.storage_bytes(count) > MAX_TENSOR_BYTES:
+            raise OnnxcError(
+                f"{where}{what} '{name}' has {count} elements of {row.name}: more than "
+                f"{MAX_TENSOR_BYTES >> 40} TiB, the largest tensor onnxc compiles"
+            )
         return tensor_dims.tensor_type(element, found)
 
     def _constant(self, tensor: onnx.TensorProto) -> SSAValue:
@@ -328,13 +343,14 @@ class _GraphImporter:
         if attribute.type == kind.FLOAT:
             return FloatAttr(float(value), f32)
         if attribute.type == kind.STRING:
-            return StringAttr(value.decode() if isinstance(value, bytes) else str(value))
+            return StringAttr(_text(attribute.s, f"{label}: attribute '{attribute.name}'"))
         if attribute.type == kind.INTS:
             return DenseArrayBase.from_list(i64, [int(v) for v in value])
         if attribute.type == kind.FLOATS:
             return DenseArrayBase.from_list(f32, [float(v) for v in value])
         if attribute.type == kind.STRINGS:
-            return ArrayAttr([StringAttr(v.decode()) for v in value])
+            where = f"{label}: attribute '{attribute.name}'"
+            return ArrayAttr([StringAttr(_text(v, where)) for v in attribute.strings])
         if attribute.type == kind.TENSOR:
             element = _element_type(value.data_type, f"{label}: attribute '{attribute.name}'")
             array = numpy_helper.to_array(value)
@@ -344,6 +360,14 @@ class _GraphImporter:
             f"{label}: attribute '{attribute.name}' of type "
             f"{kind.AttributeType.Name(attribute.type)} is not supported"
         )
+
+
+def _text(data: bytes, what: str) -> str:
+    """A string attribute's bytes as text (the spec says UTF-8)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise OnnxcError(f"{what} is not valid UTF-8 text") from None
 
 
 def _element_type(code: int, what: str) -> Attribute:
@@ -369,7 +393,7 @@ def _rank_hint(node: onnx.NodeProto) -> str:
 
 def _ssa_name(name: str) -> str | None:
     """An SSA name hint from an ONNX name, when it makes a valid one."""
-    cleaned = "".join(c if c.isalnum() or c in "_$." else "_" for c in name)
+    cleaned = "".join(c if (c.isascii() and c.isalnum()) or c in "_$." else "_" for c in name)
     if not cleaned or cleaned[0].isdigit() or cleaned[0] == ".":
         cleaned = "v" + cleaned
     return cleaned

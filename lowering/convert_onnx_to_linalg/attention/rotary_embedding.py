@@ -76,6 +76,8 @@ class RotaryEmbeddingOpLowering(OnnxLowering[onnx.RotaryEmbeddingOp]):
         cache = shapes.sizes(op.cos_cache)
         require_sizes(op, rewriter, shapes, shapes.sizes(op.sin_cache), cache, "sin_cache")
         ids = None if is_none(op.position_ids) else buffer_of(rewriter, op.position_ids)
+        if ids is not None and len(shapes.sizes(op.position_ids)) != 2:
+            raise unsupported(op, "position_ids must be 2-D (batch, sequence)")
         rows = [batch, length] if ids is None else [shapes.sizes(op.position_ids)[0]]
         if len(cache) != len(rows) + 1:
             raise unsupported(op, f"the caches must be {len(rows) + 1}-D")

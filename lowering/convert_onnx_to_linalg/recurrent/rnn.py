@@ -58,6 +58,18 @@ from onnxc.lowering.convert_onnx_to_linalg.scf_loops import (
 )
 from onnxc.lowering.index_arith import Size
 
+_RANKS = {
+    "X": 3,
+    "W": 3,
+    "R": 3,
+    "B": 2,
+    "sequence_lens": 1,
+    "initial_h": 3,
+    "initial_c": 3,
+    "P": 2,
+}
+"""The rank of each input of RNN, GRU and LSTM (the spec's)."""
+
 
 class RecurrentLowering(OnnxLowering[onnx.OnnxOp]):
     """The lowering RNN, GRU and LSTM share: shapes, the input projection, the
@@ -75,6 +87,10 @@ class RecurrentLowering(OnnxLowering[onnx.OnnxOp]):
 
     def rewrite(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
+        for formal, value in zip(op.SCHEMA.inputs, op.operands, strict=False):
+            rank = _RANKS.get(formal.name)
+            if rank is not None and not is_none(value) and len(shapes.sizes(value)) != rank:
+                raise unsupported(op, f"{formal.name} must be {rank}-D")
         x_value, w_value, r_value, b_value, lens_value, h0_value = op.operands[:6]
         layout = op.attr("layout")
         direction = op.attr("direction")

@@ -38,7 +38,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
 )
 from onnxc.lowering.convert_onnx_to_linalg.scalar import constant, convert
 from onnxc.lowering.convert_onnx_to_linalg.scf_loops import builder_before, index, when
-from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_elements
+from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_scalar
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.convert_onnx_to_linalg.signal.fft import (
     Sample,
@@ -104,10 +104,12 @@ class DFTOpLowering(OnnxLowering[onnx.DFTOp]):
     def rewrite(self, op: onnx.DFTOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
         rank = len(shapes.sizes(op.input))
-        (axis,) = [-2] if is_none(op.axis) else shape_elements(op, rewriter, shapes, op.axis)
+        if rank < 2:
+            raise unsupported(op, "the input must be at least 2-D (..., length, 1 or 2)")
+        axis = -2 if is_none(op.axis) else shape_scalar(op, rewriter, shapes, op.axis, "axis")
         length = None
         if not is_none(op.dft_length):
-            (length,) = shape_elements(op, rewriter, shapes, op.dft_length)
+            length = shape_scalar(op, rewriter, shapes, op.dft_length, "dft_length")
             _positive(op, rewriter, shapes, length, "dft_length")
         if isinstance(axis, int):
             if not (-rank <= axis <= -2 or 0 <= axis <= rank - 2):
@@ -216,14 +218,18 @@ class STFTOpLowering(OnnxLowering[onnx.STFTOp]):
 
     def rewrite(self, op: onnx.STFTOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
+        if len(shapes.sizes(op.signal)) != 3:
+            raise unsupported(op, "the signal must be 3-D (batch, length, 1 or 2)")
+        if not is_none(op.window) and len(shapes.sizes(op.window)) != 1:
+            raise unsupported(op, "the window must be 1-D")
         batch, signal_length, _ = shapes.sizes(op.signal)
         parts = _complex_parts(op, op.signal)
-        (step,) = shape_elements(op, rewriter, shapes, op.frame_step)
+        step = shape_scalar(op, rewriter, shapes, op.frame_step, "frame_step")
         _positive(op, rewriter, shapes, step, "frame_step")
         window = None if is_none(op.window) else buffer_of(rewriter, op.window)
         window_length = None if is_none(op.window) else shapes.sizes(op.window)[0]
         if not is_none(op.frame_length):
-            (length,) = shape_elements(op, rewriter, shapes, op.frame_length)
+            length = shape_scalar(op, rewriter, shapes, op.frame_length, "frame_length")
             if window_length is not None and not shapes.same(length, window_length):
                 if isinstance(length, int) and isinstance(window_length, int):
                     raise unsupported(op, f"a window of {window_length} for frames of {length}")

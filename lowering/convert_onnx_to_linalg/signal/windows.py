@@ -43,7 +43,7 @@ from onnxc.lowering.convert_onnx_to_linalg.interpolation import (
     sub,
 )
 from onnxc.lowering.convert_onnx_to_linalg.scf_loops import builder_before, index
-from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_elements
+from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_scalar
 
 
 def _unary(b: Builder, cls: type, x: Real) -> SSAValue:
@@ -57,7 +57,7 @@ class CosineSumWindowLowering(OnnxLowering[onnx.OnnxOp]):
 
     def rewrite(self, op: onnx.OnnxOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
-        (size,) = shape_elements(op, rewriter, shapes, op.operands[0])
+        size = shape_scalar(op, rewriter, shapes, op.operands[0], "size")
         size = shapes.max(size, 0)
         output = self.result_buffer(rewriter, op.results[0], [size])
         period = size if op.attr("periodic") else shapes.sub(size, 1)
@@ -110,9 +110,9 @@ class MelWeightMatrixOpLowering(OnnxLowering[onnx.MelWeightMatrixOp]):
 
     def rewrite(self, op: onnx.MelWeightMatrixOp, rewriter: PatternRewriter) -> None:
         shapes = self.shapes
-        (bands,) = shape_elements(op, rewriter, shapes, op.num_mel_bins)
-        (length,) = shape_elements(op, rewriter, shapes, op.dft_length)
-        (rate,) = shape_elements(op, rewriter, shapes, op.sample_rate)
+        bands = shape_scalar(op, rewriter, shapes, op.num_mel_bins, "num_mel_bins")
+        length = shape_scalar(op, rewriter, shapes, op.dft_length, "dft_length")
+        rate = shape_scalar(op, rewriter, shapes, op.sample_rate, "sample_rate")
         bins = shapes.add(shapes.floordiv(shapes.max(length, 0), 2), 1)
         output = self.result_buffer(rewriter, op.output, [bins, shapes.max(bands, 0)])
         here = builder_before(op)

@@ -71,7 +71,9 @@ def require_sizes(
 ) -> None:
     """The sizes of `inner` are those of `outer` (or, `at_most`, no larger:
     an index tensor must not reach past the data): an error now where both
-    are known, else checked at run time."""
+    are known (the ranks too), else checked at run time."""
+    if len(inner) != len(outer):
+        raise unsupported(op, f"{what}: rank {len(inner)} where {len(outer)} is needed")
     for d, (a, b) in enumerate(zip(inner, outer, strict=True)):
         if isinstance(a, int) and isinstance(b, int):
             if a > b or (a != b and not at_most):

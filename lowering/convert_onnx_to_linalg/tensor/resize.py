@@ -168,6 +168,8 @@ class ResizeOpLowering(OnnxLowering[onnx.ResizeOp]):
         else:
             buffer = buffer_of(rewriter, op.scales)
             count = shape_of(op.scales)[0]
+            if count != len(axes):  # before a load each (a count of 2^31 would never end)
+                raise unsupported(op, f"{count} scales for {len(axes)} axes")
             scales = [
                 scalar.convert(
                     here, here.insert(memref.LoadOp.get(buffer, [index(here, k)])).res, f64

@@ -37,7 +37,7 @@ from onnxc.lowering.convert_onnx_to_linalg.scf_loops import (
     nest,
     when,
 )
-from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_elements
+from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_scalar
 
 
 class TopKOpLowering(OnnxLowering[onnx.TopKOp]):
@@ -53,7 +53,7 @@ class TopKOpLowering(OnnxLowering[onnx.TopKOp]):
         if rank == 0:
             raise unsupported(op, "scalar input")
         axis = normalize_axis(op, op.attr("axis"), rank)
-        (k,) = shape_elements(op, rewriter, shapes, op.K)
+        k = shape_scalar(op, rewriter, shapes, op.K, "K")
         n = sizes[axis]
         if isinstance(k, int) and isinstance(n, int) and not 0 <= k <= n:
             raise unsupported(op, f"k = {k} is outside [0, {n}]")

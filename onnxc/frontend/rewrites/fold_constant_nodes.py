@@ -8,7 +8,7 @@ import onnx
 from onnx import numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from onnxc.folding import NON_DETERMINISTIC, SMALL_CONSTANT
+from onnxc.folding import NON_DETERMINISTIC, SMALL_CONSTANT, reference_hazard
 from onnxc.frontend.graphs import value_shapes
 from onnxc.frontend.rewrites.weights import array_of
 from onnxc.frontend.state import Rewrite
@@ -46,10 +46,14 @@ def fold_constant_nodes(
                 for a in node.attribute
             )
         )
+        axis = next((a.i for a in node.attribute if a.name == "axis"), None)
+        if foldable and reference_hazard(node.op_type, list(feeds.values()), axis) is not None:
+            foldable = False  # the compiler's folding says what is wrong
         values: list[np.ndarray] = []
         if foldable:
             try:
-                values = [np.asarray(v) for v in ReferenceEvaluator(node).run(None, feeds)]
+                with np.errstate(all="ignore"):  # IEEE results (log(0) = -inf) are the answer
+                    values = [np.asarray(v) for v in ReferenceEvaluator(node).run(None, feeds)]
             except Exception:  # not evaluable here: leave it to the compiler
                 values = []
         outputs = [name for name in node.output if name]

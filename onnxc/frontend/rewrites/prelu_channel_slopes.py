@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import onnx
 
+from onnxc.errors import OnnxcError, first_line
 from onnxc.frontend.state import ModelState, Rewrite
 
 
@@ -19,7 +20,10 @@ def unsqueeze_channel_slopes(model: onnx.ModelProto) -> bool:
     graph = model.graph
     if not any(node.op_type == "PRelu" for node in graph.node):
         return False
-    inferred = onnx.shape_inference.infer_shapes(model).graph
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model).graph
+    except Exception as error:  # onnx raises InferenceError, and others
+        raise OnnxcError(f"shape inference failed: {first_line(error)}") from None
     typed = [*inferred.input, *inferred.value_info, *inferred.output]
     shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in typed}
     shapes.update({t.name: list(t.dims) for t in graph.initializer})

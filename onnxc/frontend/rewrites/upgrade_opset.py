@@ -1,13 +1,84 @@
 """`upgrade-opset`: a model of an older default-domain opset upgraded to the
-dialect's (`TARGET_OPSET`) with onnx's version converter; a newer one refused."""
+dialect's (`TARGET_OPSET`) with onnx's version converter; a newer one refused.
+
+The converter is C++ that trusts the model: on some inputs it crashes the
+process (a segmentation fault), which no `except` catches. Where the platform
+can fork, it runs in a child process that sends the upgraded model back
+through a pipe, so that a crash is a one-line error and the compiler lives on
+(the `check-model` rewrite refuses the negative dimensions known to crash it
+before this runs)."""
 
 from __future__ import annotations
+
+import faulthandler
+import os
+import sys
+import tempfile
 
 import onnx
 
 from onnxc.dialects.onnx import TARGET_OPSET
 from onnxc.errors import OnnxcError, first_line
 from onnxc.frontend.state import ModelState, Rewrite
+
+_CONVERTED, _FAILED = b"+", b"-"
+"""The first byte of the child's answer: the upgraded model's bytes follow,
+or the converter's error message."""
+
+
+def _convert(model: onnx.ModelProto, opset: int) -> onnx.ModelProto:
+    """`model` upgraded, or an error naming what the converter said."""
+    try:
+        return onnx.version_converter.convert_version(model, TARGET_OPSET)
+    except Exception as error:
+        raise OnnxcError(
+            f"cannot upgrade the model from opset {opset} to {TARGET_OPSET}: {first_line(error)}"
+        ) from None
+
+
+def _convert_in_child(model: onnx.ModelProto, opset: int) -> onnx.ModelProto:
+    """`_convert` in a forked child, its result serialized through a pipe: a
+    crash of the converter ends the child only, and is reported with the last
+    line it printed (a failed C++ assertion says what). What it prints
+    otherwise (warnings) is passed on as the converter would have printed it."""
+    read, write = os.pipe()
+    with tempfile.TemporaryFile() as printed:
+        pid = os.fork()
+        if pid == 0:  # the child: convert, answer, leave without cleanup
+            os.close(read)
+            os.dup2(printed.fileno(), 2)
+            faulthandler.disable()  # a crash is the parent's one line, not a dump here
+            try:
+                answer = _CONVERTED + _convert(model, opset).SerializeToString()
+            except BaseException as error:  # noqa: BLE001 - every failure goes to the parent
+                answer = _FAILED + str(error).encode()
+            with os.fdopen(write, "wb") as pipe:
+                pipe.write(answer)
+            sys.stderr.flush()
+            os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as pipe:
+            answer = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        printed.seek(0)
+        text = printed.read().decode(errors="replace")
+    if os.WIFSIGNALED(status) or not answer:
+        how = (
+            f"signal {os.WTERMSIG(status)}"
+            if os.WIFSIGNALED(status)
+            else f"exit status {os.waitstatus_to_exitcode(status)}"
+        )
+        said = text.strip().splitlines()[-1:]
+        if said:
+            how += ": " + (said[0] if len(said[0]) <= 100 else "..." + said[0][-100:])
+        raise OnnxcError(
+            f"cannot upgrade the model from opset {opset} to {TARGET_OPSET}: "
+            f"the version converter crashed ({how})"
+        )
+    sys.stderr.write(text)
+    if answer[:1] == _FAILED:
+        raise OnnxcError(answer[1:].decode(errors="replace"))
+    return onnx.ModelProto.FromString(answer[1:])
 
 
 def upgrade_opset(state: ModelState) -> bool:
@@ -18,12 +89,8 @@ def upgrade_opset(state: ModelState) -> bool:
     if opset > TARGET_OPSET:
         raise OnnxcError(f"the model uses opset {opset}; onnxc supports up to {TARGET_OPSET}")
     declared = {value.name: value.type for value in state.model.graph.input}
-    try:
-        state.model = onnx.version_converter.convert_version(state.model, TARGET_OPSET)
-    except Exception as error:
-        raise OnnxcError(
-            f"cannot upgrade the model from opset {opset} to {TARGET_OPSET}: {first_line(error)}"
-        ) from None
+    convert = _convert_in_child if hasattr(os, "fork") else _convert
+    state.model = convert(state.model, opset)
     _keep_input_types(state.model.graph, declared)
     return True
 

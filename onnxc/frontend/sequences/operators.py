@@ -153,8 +153,10 @@ def _sequence_length(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> No
 def _split_to_sequence(r: Resolver, node: onnx.NodeProto, read: list[Value]) -> None:
     data = node.input[0]
     rank = len(r.shape(node, data))
-    axis = _attribute(node, "axis", 0)
-    axis = axis + rank if axis < 0 else axis
+    given_axis = _attribute(node, "axis", 0)
+    if not -rank <= given_axis < rank:
+        raise OnnxcError(f"{node_label(node)}: axis {given_axis} is out of range for rank {rank}")
+    axis = given_axis + rank if given_axis < 0 else given_axis
     split = node.input[1] if len(node.input) > 1 else ""
     keepdims = _attribute(node, "keepdims", 1)
     given = r.constant(split) if split else None

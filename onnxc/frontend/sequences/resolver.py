@@ -498,7 +498,7 @@ class Resolver:
         name = node.input[index] if len(node.input) > index else ""
         if not name:
             return default
-        array = self.constant(name)
+        array = self.scalar(node, name, "the position")
         if array is None:
             return None
         position = int(array.reshape(-1)[0])
@@ -532,6 +532,15 @@ class Resolver:
             self.graph.input.extend(inputs)
             self.inputs_with_default.discard(name)
         return numpy_helper.to_array(tensor)
+
+    def scalar(self, node: onnx.NodeProto, name: str, what: str) -> np.ndarray | None:
+        """The value of constant `name`, an input of `node` that holds one
+        element (`what` names it in the error when it holds another number);
+        None when it is known only at run time."""
+        array = self.constant(name)
+        if array is not None and array.size != 1:
+            raise OnnxcError(f"{node_label(node)}: {what} must hold one element, not {array.size}")
+        return array
 
     def emit(self, op_type: str, inputs: Sequence[str], output: str = "", **attrs: object) -> str:
         name = output or fresh_name(f"{op_type}_out", self.taken)

@@ -81,11 +81,11 @@ def _trips(r: Resolver, node: onnx.NodeProto) -> int | None:
     constant condition is false; None when not known at compile time."""
     trip_name = node.input[0] if node.input else ""
     condition = node.input[1] if len(node.input) > 1 else ""
-    trips = r.constant(trip_name) if trip_name else None
+    trips = r.scalar(node, trip_name, "the trip count M") if trip_name else None
     if trips is None or int(trips.reshape(-1)[0]) > MAX_TRIPS:
         return None
     if condition:
-        value = r.constant(condition)
+        value = r.scalar(node, condition, "the condition")
         if value is None:
             return None
         if not bool(value.reshape(-1)[0]):
