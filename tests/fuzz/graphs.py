@@ -27,13 +27,15 @@ graph is written as a reproducer (`tests/fuzz/regressions/`, where
 from __future__ import annotations
 
 import argparse
+import functools
 import math
+import multiprocessing
 import os
 import pickle
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -753,28 +755,52 @@ def save_regression(
 # --- campaigns ----------------------------------------------------------------
 
 
+def _targets_of(case: Case, targets: Sequence[str], mcu_every: int) -> list[str]:
+    """`targets`, and cortex-m4 for every `mcu_every`th seed without a free dimension."""
+    free = any(d.dim_param for i in case.model.graph.input for d in i.type.tensor_type.shape.dim)
+    mcu = mcu_every and case.seed % mcu_every == 0 and not free
+    return [*targets, "cortex-m4"] if mcu else list(targets)
+
+
+def _check_seed(
+    seed: int, targets: Sequence[str], mcu_every: int
+) -> list[tuple[str, Outcome | None]]:
+    """Every target's outcome for the graph of `seed`."""
+    case = generate(seed)
+    return [(t, check(case.model, case.feeds, t)) for t in _targets_of(case, targets, mcu_every)]
+
+
+def _outcomes(
+    seeds: Sequence[int], targets: Sequence[str], mcu_every: int, jobs: int
+) -> Iterator[tuple[int, list[tuple[str, Outcome | None]]]]:
+    """Each seed's outcomes, in seed order, from `jobs` worker processes."""
+    if jobs <= 1:
+        for seed in seeds:
+            yield seed, _check_seed(seed, targets, mcu_every)
+        return
+    work = functools.partial(_check_seed, targets=targets, mcu_every=mcu_every)
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        yield from zip(seeds, pool.imap(work, seeds), strict=True)
+
+
 def campaign(
-    seeds: Sequence[int], targets: Sequence[str], minutes: float | None, save: bool, mcu_every: int
+    seeds: Sequence[int],
+    targets: Sequence[str],
+    minutes: float | None,
+    save: bool,
+    mcu_every: int,
+    jobs: int = 1,
 ) -> int:
     start = time.monotonic()
     failures = 0
     ran = 0
+    graphs = 0
     skipped: dict[str, int] = {}
-    for seed in seeds:
+    for seed, outcomes in _outcomes(seeds, targets, mcu_every, jobs):
         if minutes is not None and time.monotonic() - start > minutes * 60:
             break
-        case = generate(seed)
-        chosen = list(targets)
-        if (
-            mcu_every
-            and seed % mcu_every == 0
-            and not any(
-                d.dim_param for i in case.model.graph.input for d in i.type.tensor_type.shape.dim
-            )
-        ):
-            chosen.append("cortex-m4")
-        for target in chosen:
-            outcome = check(case.model, case.feeds, target)
+        graphs += 1
+        for target, outcome in outcomes:
             ran += 1
             if outcome is None or outcome.kind in SKIPPED:
                 if outcome is not None:
@@ -783,16 +809,18 @@ def campaign(
             failures += 1
             print(f"seed {seed} {target}: {outcome}", flush=True)
             if save:
-                small, feeds, final = minimise(case, target, outcome)
+                small, feeds, final = minimise(generate(seed), target, outcome)
                 path = save_regression(small, feeds, target, f"seed{seed}_{target}")
                 print(f"  minimised to {len(small.graph.node)} nodes: {path} ({final})", flush=True)
         if seed % 50 == 0:
             print(
-                f"[{time.monotonic() - start:.0f} s] seed {seed}, {ran} runs, {failures} failures",
+                f"[{time.monotonic() - start:.0f} s] seed {seed}, {graphs} graphs, {ran} runs, "
+                f"{failures} failures",
                 flush=True,
             )
     print(
-        f"{ran} runs, {failures} failures, {time.monotonic() - start:.0f} s; not judged: {skipped}"
+        f"{graphs} graphs, {ran} runs, {failures} failures, {time.monotonic() - start:.0f} s; "
+        f"not judged: {skipped}"
     )
     return 1 if failures else 0
 
@@ -812,6 +840,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--no-save", action="store_true", help="report failures without minimising them"
     )
+    parser.add_argument("--jobs", type=int, default=1, help="graphs checked at once (processes)")
     parser.add_argument("--show", type=int, metavar="SEED", help="print the graph of SEED and exit")
     args = parser.parse_args(argv)
     if args.show is not None:
@@ -819,7 +848,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     start, end = (int(x) for x in args.seeds.split(":"))
     return campaign(
-        range(start, end), args.targets.split(","), args.minutes, not args.no_save, args.mcu_every
+        range(start, end),
+        args.targets.split(","),
+        args.minutes,
+        not args.no_save,
+        args.mcu_every,
+        args.jobs,
     )
 
 
