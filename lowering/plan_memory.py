@@ -42,7 +42,9 @@ bytes not yet copied), and what follows is planned from there.
 The func gets an `onnxc.memory` dictionary: `arena` (planned bytes),
 `intermediates` (sum of the buffers' bytes), `max_live` (the most bytes live at
 once after in-place merging, a lower bound for any placement), `greedy_by_size`
-(TFLite Micro's strategy: greedy by size, first fit, no in-place) and
+(TFLite Micro's strategy: greedy by size, first fit, no in-place; applied to each
+C storage type apart, since buffers of two types may not share bytes, and the
+types' arenas side by side) and
 `in_place` (how many buffers reuse an input's bytes).
 """
 
@@ -455,6 +457,15 @@ def greedy_by_size(ranges: Sequence[tuple[int, int, int]]) -> int:
     return arena
 
 
+def _greedy_by_type(buffers: Sequence[Buffer]) -> int:
+    """`greedy_by_size` of each type class's buffers, the arenas side by side."""
+    classes = {b.type_class for b in buffers}
+    return sum(
+        greedy_by_size([(b.start, b.end, b.size) for b in buffers if b.type_class == c])
+        for c in sorted(classes)
+    )
+
+
 def arena_size(offsets: dict[Slot, int]) -> int:
     return max((off + slot.size for slot, off in offsets.items()), default=0)
 
@@ -534,9 +545,7 @@ def plan_function(fn: func.FuncOp) -> None:
             "arena": IntegerAttr(size, 64),
             "intermediates": IntegerAttr(sum(b.size for b in fixed), 64),
             "max_live": IntegerAttr(max_live(slots), 64),
-            "greedy_by_size": IntegerAttr(
-                greedy_by_size([(b.start, b.end, b.size) for b in static_buffers]), 64
-            ),
+            "greedy_by_size": IntegerAttr(_greedy_by_type(static_buffers), 64),
             "in_place": IntegerAttr(in_place, 64),
         }
     )

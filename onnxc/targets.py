@@ -63,6 +63,9 @@ class Target:
     instruction counts under qemu's `-icount`, see `onnxc.tools.instruction_count`).
     `cflags` are extra flags for building the model (the host's `-march=native`);
     `kernels` the blocking of its convolution kernels, None for plain loops.
+    `double_sums`: long float sums accumulate in double (reduction/blocks.py's
+    `sum_type`), for cores that add doubles in hardware; on the others a double
+    addition is a library call, and sums stay in float.
     """
 
     name: str
@@ -81,6 +84,7 @@ class Target:
     clock_hz: int = 0
     cflags: tuple[str, ...] = ()
     kernels: Kernels | None = None
+    double_sums: bool = False
 
     @property
     def is_host(self) -> bool:
@@ -175,6 +179,7 @@ TARGETS: dict[str, Target] = {
                 pixels=8 if "avx512f" in host_cpu_flags() else 4,
                 fma="fma" in host_cpu_flags(),
             ),
+            double_sums=True,
         ),
         Target(
             "host-portable",
@@ -183,6 +188,7 @@ TARGETS: dict[str, Target] = {
             cc="cc",
             cflags=_KERNEL_FLAGS,
             kernels=Kernels(lanes=16, pixels=4),
+            double_sums=True,
         ),
         Target(
             "cortex-m4",

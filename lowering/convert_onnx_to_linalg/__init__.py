@@ -72,6 +72,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
 from onnxc.lowering.convert_onnx_to_linalg.shape_values import track
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.node_progress import counter
+from onnxc.targets import get_target
 
 
 def _lowering_classes() -> list[type[OnnxLowering[Any]]]:
@@ -357,13 +358,19 @@ class ConvertOnnxToLinalgPass(ModulePass):
 
     name = "convert-onnx-to-linalg"
 
+    target: str = "host"
+    """Decides whether long float sums accumulate in double (`Target.double_sums`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _check_converted(op, lowerings())  # fail before lowering anything
         functions = [f for f in op.walk() if isinstance(f, func.FuncOp)]
         converted = {f: _convert_signature(f) for f in functions}
         nodes = sum(1 for o in op.walk() if isinstance(o, onnx.OnnxOp))
         context = LoweringContext(
-            {f: shapes for f, (_, shapes) in converted.items()}, track, counter(nodes)
+            {f: shapes for f, (_, shapes) in converted.items()},
+            track,
+            counter(nodes),
+            double_sums=get_target(self.target).double_sums,
         )
         PatternRewriteWalker(
             GreedyRewritePatternApplier(collect_patterns(context)),

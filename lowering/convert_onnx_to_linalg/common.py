@@ -77,6 +77,8 @@ class LoweringContext:
     finishers: list[Callable[[], None]] = field(default_factory=list[Callable[[], None]])
     """Called in order once every op is lowered: what a pattern can only
     finish when the ops nested in it are (the yields of If and Loop bodies)."""
+    double_sums: bool = True
+    """Long float sums accumulate in double (the target's `double_sums`)."""
 
     def shapes_of(self, op: Operation) -> Shapes:
         parent = op.parent_op()

@@ -28,3 +28,31 @@ func.func @log_softmax(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT:      %[[L:.*]] = math.log %[[T]] : f32
 // CHECK-NEXT:      %[[R:.*]] = arith.subf %[[D]], %[[L]] : f32
 // CHECK-NEXT:      linalg.yield %[[R]] : f32
+
+// -----
+
+// Along a long axis (16 or more) the exponentials are summed in double and
+// the sum rounded to float before its log.
+
+func.func @log_softmax_long(%x: tensor<2x16xf32>) -> tensor<2x16xf32> {
+  %r = "onnx.LogSoftmax"(%x) {onnx_node_name = "log_softmax"} : (tensor<2x16xf32>) -> tensor<2x16xf32>
+  func.return %r : tensor<2x16xf32>
+}
+
+// CHECK-LABEL: func.func @log_softmax_long(
+// CHECK-SAME:      %[[X:[^:]*]]: memref<2x16xf32>, %[[OUT:[^:]*]]: memref<2x16xf32>)
+// CHECK:         %[[SUM:.*]] = memref.alloc() : memref<2xf64>
+// CHECK:         linalg.generic {{.*}} outs(%[[SUM]] : memref<2xf64>)
+// CHECK-NEXT:    ^bb0(%[[V:[^:]*]]: f32, %[[M:[^:]*]]: f32, %[[ACC:[^:]*]]: f64):
+// CHECK-NEXT:      %[[D:.*]] = arith.subf %[[V]], %[[M]] : f32
+// CHECK-NEXT:      %[[E:.*]] = math.exp %[[D]] : f32
+// CHECK-NEXT:      %[[W:.*]] = arith.extf %[[E]] : f32 to f64
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[W]] : f64
+// CHECK-NEXT:      linalg.yield %[[S]] : f64
+// CHECK:         linalg.generic {{.*}} ins(%[[X]], %{{.*}}, %[[SUM]] : memref<2x16xf32>, memref<2xf32>, memref<2xf64>) outs(%[[OUT]] : memref<2x16xf32>)
+// CHECK-NEXT:    ^bb0(%[[V:[^:]*]]: f32, %[[M:[^:]*]]: f32, %[[T:[^:]*]]: f64, %{{.*}}: f32):
+// CHECK-NEXT:      %[[D:.*]] = arith.subf %[[V]], %[[M]] : f32
+// CHECK-NEXT:      %[[F:.*]] = arith.truncf %[[T]] : f64 to f32
+// CHECK-NEXT:      %[[L:.*]] = math.log %[[F]] : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.subf %[[D]], %[[L]] : f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32

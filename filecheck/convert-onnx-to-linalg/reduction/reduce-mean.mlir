@@ -80,3 +80,36 @@ func.func @reduce_mean_noop(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT:      linalg.yield %[[V]] : f32
 // CHECK-NOT:     arith.divf
 // CHECK:         func.return
+
+// -----
+
+// A float sum of 16 or more terms accumulates in double (the terms converted
+// exactly) and is rounded to float once, before the division.
+
+func.func @reduce_mean_long(%x: tensor<2x16xf32>) -> tensor<2x1xf32> {
+  %axes = "onnx.Constant"() <{value = dense<1> : tensor<1xi64>}> {onnx_node_name = "axes"} : () -> tensor<1xi64>
+  %r = "onnx.ReduceMean"(%x, %axes) {onnx_node_name = "reduce_mean"} : (tensor<2x16xf32>, tensor<1xi64>) -> tensor<2x1xf32>
+  func.return %r : tensor<2x1xf32>
+}
+
+// CHECK-LABEL: func.func @reduce_mean_long(
+// CHECK-SAME:      %[[X:[^:]*]]: memref<2x16xf32>, %[[OUT:[^:]*]]: memref<2x1xf32>)
+// CHECK:         %[[SUM:.*]] = memref.alloc() : memref<2x1xf64>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:    linalg.fill {{.*}} ins(%[[ZERO]] : f64) outs(%[[SUM]] : memref<2x1xf64>)
+// CHECK-NEXT:    linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : memref<2x16xf32>) outs(%[[SUM]] : memref<2x1xf64>)
+// CHECK-NEXT:    ^bb0(%[[V:[^:]*]]: f32, %[[ACC:[^:]*]]: f64):
+// CHECK-NEXT:      %[[W:.*]] = arith.extf %[[V]] : f32 to f64
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[W]] : f64
+// CHECK-NEXT:      linalg.yield %[[S]] : f64
+// CHECK:         linalg.generic {{.*}} outs(%[[SUM]] : memref<2x1xf64>)
+// CHECK-NEXT:    ^bb0(%[[TOTAL:[^:]*]]: f64):
+// CHECK-NEXT:      %[[F:.*]] = arith.truncf %[[TOTAL]] : f64 to f32
+// CHECK-NEXT:      %[[COUNT:.*]] = arith.constant 1.600000e+01 : f32
+// CHECK-NEXT:      %[[MEAN:.*]] = arith.divf %[[F]], %[[COUNT]] : f32
+// CHECK-NEXT:      %[[BACK:.*]] = arith.extf %[[MEAN]] : f32 to f64
+// CHECK-NEXT:      linalg.yield %[[BACK]] : f64
+// CHECK:         linalg.generic {{.*}} ins(%[[SUM]] : memref<2x1xf64>) outs(%[[OUT]] : memref<2x1xf32>)
+// CHECK-NEXT:    ^bb0(%[[M:[^:]*]]: f64, %{{.*}}: f32):
+// CHECK-NEXT:      %[[R:.*]] = arith.truncf %[[M]] : f64 to f32
+// CHECK-NEXT:      linalg.yield %[[R]] : f32

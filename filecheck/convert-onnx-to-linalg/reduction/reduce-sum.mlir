@@ -20,7 +20,8 @@ func.func @reduce_sum_i32(%x: tensor<2x3x4xi32>) -> tensor<2x1x4xi32> {
 
 // Axes known only at run time: checked, the result seen with the reduced
 // axes kept (sizes selected at run time), one parallel generic over it whose
-// body loops over the reduced extents.
+// body loops over the reduced extents. How many elements are summed is known
+// only at run time, so the float sum accumulates in double and rounds once.
 
 func.func @reduce_sum_runtime_axes(%x: tensor<2x3x4xf32>, %axes: tensor<1xi64>) -> tensor<2x4xf32> {
   %r = "onnx.ReduceSum"(%x, %axes) <{keepdims = 0 : i64}> {onnx_node_name = "reduce_sum"} : (tensor<2x3x4xf32>, tensor<1xi64>) -> tensor<2x4xf32>
@@ -38,15 +39,17 @@ func.func @reduce_sum_runtime_axes(%x: tensor<2x3x4xf32>, %axes: tensor<1xi64>) 
 // CHECK-NEXT:    %[[KEPT:.*]] = memref.expand_shape %[[FLAT]] {{\[}}[0 : i64, 1 : i64, 2 : i64]] output_shape [%{{.*}}, %{{.*}}, %{{.*}}] {{.*}} into memref<?x?x?xf32>
 // CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%[[KEPT]] : memref<?x?x?xf32>)
 // CHECK:           %[[I0:.*]] = linalg.index 0 : index
-// CHECK:           %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK:           %[[SUM:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (f32) {
+// CHECK:           %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK:           %[[SUM:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (f64) {
 // CHECK:             scf.for
 // CHECK:               scf.for
 // CHECK:                 %[[A:.*]] = arith.addi %[[I0]], %{{.*}} : index
 // CHECK:                 %[[E:.*]] = memref.load %[[X]][%[[A]], %{{.*}}, %{{.*}}] : memref<2x3x4xf32>
-// CHECK-NEXT:            %[[T:.*]] = arith.addf %{{.*}}, %[[E]] : f32
-// CHECK-NEXT:            scf.yield %[[T]] : f32
-// CHECK:           linalg.yield %[[SUM]] : f32
+// CHECK-NEXT:            %[[W:.*]] = arith.extf %[[E]] : f32 to f64
+// CHECK-NEXT:            %[[T:.*]] = arith.addf %{{.*}}, %[[W]] : f64
+// CHECK-NEXT:            scf.yield %[[T]] : f64
+// CHECK:           %[[ROUNDED:.*]] = arith.truncf %[[SUM]] : f64 to f32
+// CHECK-NEXT:      linalg.yield %[[ROUNDED]] : f32
 
 // -----
 

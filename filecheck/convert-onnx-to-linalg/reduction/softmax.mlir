@@ -84,3 +84,30 @@ func.func @softmax_rows(%x: tensor<2x8x5xf32>) -> tensor<2x8x5xf32> {
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
 // CHECK:           arith.addf
 // CHECK:         arith.divf
+
+// -----
+
+// Along a long axis (16 or more) the exponentials are summed in double, in
+// 8-row blocks as above; the sum is rounded once to float before dividing.
+func.func @softmax_long_rows(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %r = "onnx.Softmax"(%x) {onnx_node_name = "softmax"} : (tensor<8x16xf32>) -> tensor<8x16xf32>
+  func.return %r : tensor<8x16xf32>
+}
+
+// CHECK-LABEL: func.func @softmax_long_rows(
+// CHECK-SAME:      %[[X:[^:]*]]: memref<8x16xf32>, %[[OUT:[^:]*]]: memref<8x16xf32>)
+// CHECK:         math.exp
+// CHECK:         %[[SUM:.*]] = memref.alloc() : memref<8xf64>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:    linalg.fill {{.*}} ins(%[[ZERO]] : f64) outs(%[[SUM]] : memref<8xf64>)
+// CHECK:         %[[SB:.*]] = memref.expand_shape %[[SUM]] {{.*}} : memref<8xf64> into memref<1x8xf64>
+// CHECK-NEXT:    linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.*}} : memref<1x8x16xf32>) outs(%[[SB]] : memref<1x8xf64>)
+// CHECK-NEXT:    ^bb0(%[[E:[^:]*]]: f32, %[[ACC:[^:]*]]: f64):
+// CHECK-NEXT:      %[[W:.*]] = arith.extf %[[E]] : f32 to f64
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[W]] : f64
+// CHECK-NEXT:      linalg.yield %[[S]] : f64
+// CHECK:         linalg.generic {{.*}} ins(%[[SUM]] : memref<8xf64>) outs(%[[OUT]] : memref<8x16xf32>)
+// CHECK-NEXT:    ^bb0(%[[T:[^:]*]]: f64, %[[E:[^:]*]]: f32):
+// CHECK-NEXT:      %[[F:.*]] = arith.truncf %[[T]] : f64 to f32
+// CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[E]], %[[F]] : f32
+// CHECK-NEXT:      linalg.yield %[[Q]] : f32

@@ -116,11 +116,29 @@ class DivOpLowering(ElementwisePattern):
 class PowOpLowering(ElementwisePattern):
     """`onnx.Pow` -> `math.powf`. A float base takes the exponent converted to
     its type; an integer base and exponent are computed in double and
-    converted back (truncated toward zero, saturated), as onnxruntime does."""
+    converted back (truncated toward zero, saturated), as onnxruntime does.
+    A float base raised to a constant 2 (one element: LayerNorm's variance
+    as older exporters write it) is x * x, the correctly rounded square, for
+    every x what a correctly rounded powf gives, without a call: a C
+    compiler folds powf(x, 2) into it only when it sees the exponent's
+    value, which a weight in another file (`--weights-file`) hides."""
 
     source = onnx.PowOp
 
+    @staticmethod
+    def _squares(op: onnx.OnnxOp) -> bool:
+        base, exponent = op.operands
+        if scalar.kind(tensor_type(base).get_element_type()) is not Kind.FLOAT:
+            return False
+        known = constant_value(exponent)
+        return known is not None and known.size == 1 and float(known.reshape(-1)[0]) == 2.0
+
+    def inputs(self, op: onnx.OnnxOp) -> Sequence[SSAValue]:
+        return op.operands[:1] if self._squares(op) else op.operands
+
     def body(self, op: onnx.OnnxOp, b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        if self._squares(op):
+            return scalar.MUL(b, args[0], args[0])
         base, exponent = args
         if scalar.kind(base.type) is Kind.FLOAT:
             return scalar.POW(b, base, scalar.convert(b, exponent, base.type))

@@ -203,7 +203,7 @@ class SoftmaxCrossEntropyLossOpLowering(OnnxLowering[onnx.SoftmaxCrossEntropyLos
             log_prob = self.result_buffer(rewriter, op.log_prob, sizes)
         else:
             log_prob = reduced_buffer(rewriter, wide, sizes)
-        along = axis_of(shapes, scores, 1, log_prob)
+        along = axis_of(self, scores, 1, log_prob)
         computed = along.accumulator(rewriter)
         log_softmax_into(rewriter, op, along, computed.buffer)
         loss = negative_log_likelihood(

@@ -20,15 +20,21 @@ the reduced extents (`scf.for`, extent 1 for a kept axis), reading the input
 with `memref.load`.
 
 Sums and products of integers wrap; float16 and bfloat16 accumulate in float
-and round once. A reduction over no element gives the identity of its
-combination: 0 for sums, 1 for products, the lowest value for ReduceMax (-inf
-for floats), the highest for ReduceMin, and so -inf for ReduceLogSum(Exp)
-(log 0). ReduceMax and ReduceMin propagate NaN, as the spec's numpy
-definition does (onnxruntime ignores a NaN after the first element).
+and round once; long float sums accumulate in double (reduction/blocks.py's
+`sum_type`), their terms (x * x, |x|, exp(x - shift)) computed in float, and
+the sum is rounded to float before the final step (ReduceMean's division,
+ReduceL2's sqrt, a log), so no double division or function is called.
+
+A reduction over no element gives the identity of its combination: 0 for
+sums, 1 for products, the lowest value for ReduceMax (-inf for floats), the
+highest for ReduceMin, and so -inf for ReduceLogSum(Exp) (log 0). ReduceMax
+and ReduceMin propagate NaN, as the spec's numpy definition does
+(onnxruntime ignores a NaN after the first element).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -46,8 +52,8 @@ from onnxc.element_types import Kind
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
+    Accumulator,
     OnnxLowering,
-    accumulator,
     accumulator_type,
     buffer_of,
     element_type,
@@ -64,6 +70,7 @@ from onnxc.lowering.convert_onnx_to_linalg.reduction.blocks import (
     reduced_map,
     reduced_sizes,
     reduction_iterators,
+    sum_type,
 )
 from onnxc.lowering.convert_onnx_to_linalg.scalar import ScalarOp, constant, convert, number
 from onnxc.lowering.convert_onnx_to_linalg.scf_loops import nest
@@ -104,12 +111,34 @@ class Reduction:
     """Whether the reduction of one element is the element (so that reducing
     no axis is a copy)."""
 
-    def step(self, b: Builder, acc: SSAValue, x: SSAValue, shift: SSAValue | None) -> SSAValue:
-        """The accumulator after element `x` (of any type: widened first)."""
-        (x,) = widened(b, [x], acc.type)
-        return self.combine(b, acc, x if self.term is None else self.term(b, x, shift))
+    def accumulates_in(self, element: Attribute, count: int | None, double: bool) -> Attribute:
+        """The type a reduction of `count` values of `element` (None: a number
+        known only at run time) accumulates in (`double`: see `sum_type`)."""
+        if self.combine is scalar.ADD:
+            return sum_type(element, count, double)
+        return accumulator_type(element)
 
-    def result(self, b: Builder, acc: SSAValue, count: Size, shift: SSAValue | None) -> SSAValue:
+    def step(
+        self,
+        b: Builder,
+        acc: SSAValue,
+        x: SSAValue,
+        shift: SSAValue | None,
+        compute: Attribute,
+    ) -> SSAValue:
+        """The accumulator after element `x` (of any type: widened to
+        `compute` first, the term computed there, then widened to the
+        accumulator's type)."""
+        (x,) = widened(b, [x], compute)
+        term = x if self.term is None else self.term(b, x, shift)
+        return self.combine(b, acc, *widened(b, [term], acc.type))
+
+    def result(
+        self, b: Builder, acc: SSAValue, count: Size, shift: SSAValue | None, compute: Attribute
+    ) -> SSAValue:
+        """The result from the accumulated value rounded to `compute` (the
+        element's compute type)."""
+        acc = convert(b, acc, compute)
         return acc if self.final is None else self.final(b, acc, count, shift)
 
 
@@ -194,14 +223,21 @@ class ReduceLowering(OnnxLowering[onnx.OnnxOp]):
         rank = len(shape)
         result = self.result_buffer(rewriter, op.results[0], reduced_sizes(shape, axes, keepdims))
         out_sizes = self.shapes.sizes(result)
-        acc = accumulator(rewriter, result, out_sizes)
-        wide = element_type(acc.buffer)
+        element = element_type(result)
+        compute = accumulator_type(element)
+        reduced = [shape[a] for a in axes]
+        count = math.prod(reduced) if is_static(reduced) else None
+        wide = reduction.accumulates_in(element, count, self.context.double_sums)
+        if wide == element:
+            acc = Accumulator(result, result)
+        else:
+            acc = Accumulator(reduced_buffer(rewriter, wide, out_sizes), result)
         maps = [identity_map(rank), reduced_map(rank, axes, keepdims)]
         iterators = reduction_iterators(rank, axes)
         input_buffer = buffer_of(rewriter, data)
         shifts: list[SSAValue] = []
         if reduction.shifted:
-            shift = reduced_buffer(rewriter, wide, out_sizes)
+            shift = reduced_buffer(rewriter, compute, out_sizes)
             fill(rewriter, op, shift, float("-inf"))
             generic(
                 rewriter,
@@ -216,7 +252,7 @@ class ReduceLowering(OnnxLowering[onnx.OnnxOp]):
         fill(rewriter, op, acc.buffer, reduction.initial(wide))
 
         def step(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-            return reduction.step(b, args[-1], args[0], args[1] if shifts else None)
+            return reduction.step(b, args[-1], args[0], args[1] if shifts else None, compute)
 
         generic(
             rewriter,
@@ -228,11 +264,12 @@ class ReduceLowering(OnnxLowering[onnx.OnnxOp]):
             step,
         )
         if reduction.final is not None:
-            count = self.shapes.product([shape[a] for a in axes])
+            count = self.shapes.product(reduced)
             out_rank = len(out_sizes)
 
             def final(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
-                return reduction.result(b, args[-1], count, args[0] if shifts else None)
+                value = reduction.result(b, args[-1], count, args[0] if shifts else None, compute)
+                return widened(b, [value], args[-1].type)[0]
 
             generic(
                 rewriter,
@@ -270,7 +307,8 @@ class ReduceLowering(OnnxLowering[onnx.OnnxOp]):
         output = result if keepdims else view(rewriter, shapes, op, result, kept)
         input_buffer = buffer_of(rewriter, data)
         element = element_type(result)
-        wide = accumulator_type(element)
+        compute = accumulator_type(element)
+        wide = reduction.accumulates_in(element, None, self.context.double_sums)
 
         def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
             at = [b.insert(IndexOp(a)).result for a in range(rank)]
@@ -283,15 +321,18 @@ class ReduceLowering(OnnxLowering[onnx.OnnxOp]):
 
             shift: SSAValue | None = None
             if reduction.shifted:
-                lowest = constant(b, float("-inf"), wide)
+                lowest = constant(b, float("-inf"), compute)
                 (shift,) = nest(
                     b, extents, [lowest], lambda b, r, c: [_finite_maximum(b, c[0], load(b, r))]
                 )
             start = constant(b, reduction.initial(wide), wide)
             (total,) = nest(
-                b, extents, [start], lambda b, r, c: [reduction.step(b, c[0], load(b, r), shift)]
+                b,
+                extents,
+                [start],
+                lambda b, r, c: [reduction.step(b, c[0], load(b, r), shift, compute)],
             )
-            return convert(b, reduction.result(b, total, count, shift), element)
+            return convert(b, reduction.result(b, total, count, shift, compute), element)
 
         generic(rewriter, op, [], [output], [identity_map(rank)], [PARALLEL] * rank, body)
         self.replace(rewriter, op, [result])

@@ -4,8 +4,10 @@ models are upgraded by the importer).
 
 Softmax and LogSoftmax are numerically stable: they first reduce the maximum
 along the axis into a buffer without it, and exponentiate `x - max`; 16-bit
-floats are summed in float and rounded once. Hardmax is the one-hot of the
-first maximum (reduction/blocks.py's `arg_best`).
+floats are summed in float and rounded once, and the exponentials of a long
+float axis in double (reduction/blocks.py's `sum_type`), the sum rounded once
+to float before dividing by it or taking its log. Hardmax is the one-hot of
+the first maximum (reduction/blocks.py's `arg_best`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from onnxc.lowering.convert_onnx_to_linalg.reduction.blocks import (
     reduced_map,
     reduction_iterators,
     sizes_and_axis,
+    sum_type,
 )
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.index_arith import Size
@@ -56,7 +59,8 @@ from onnxc.lowering.index_arith import Size
 class AlongAxis:
     """What the lowerings of this module share: the input's buffer, the maps
     from its loops to itself and to a buffer without `axis`, the sizes of
-    such a buffer, and the output buffer and its sizes."""
+    such a buffer, the output buffer and its sizes, and whether long sums
+    accumulate in double (`sum_type`)."""
 
     rank: int
     axis: int
@@ -67,9 +71,15 @@ class AlongAxis:
     result: SSAValue
     sizes: list[Size]
     shapes: Shapes
+    double_sums: bool
 
     def accumulator(self, rewriter: PatternRewriter) -> Accumulator:
         return accumulator(rewriter, self.result, self.sizes)
+
+    def sum_type(self, element: Attribute) -> Attribute:
+        """The type a sum of `element`s along the axis accumulates in."""
+        size = self.sizes[self.axis]
+        return sum_type(element, size if isinstance(size, int) else None, self.double_sums)
 
 
 def along_axis(
@@ -79,12 +89,15 @@ def along_axis(
     shape, axis = sizes_and_axis(op, lowering.shapes)
     input_buffer = buffer_of(rewriter, op.operands[0])
     result = lowering.result_buffer(rewriter, op.results[0], shape)
-    return axis_of(lowering.shapes, input_buffer, axis, result)
+    return axis_of(lowering, input_buffer, axis, result)
 
 
-def axis_of(shapes: Shapes, input_buffer: SSAValue, axis: int, result: SSAValue) -> AlongAxis:
+def axis_of(
+    lowering: OnnxLowering[Any], input_buffer: SSAValue, axis: int, result: SSAValue
+) -> AlongAxis:
     """The `AlongAxis` of `input_buffer` along `axis`, into `result` (a
     buffer of its sizes)."""
+    shapes = lowering.shapes
     rank = len(shape_of(input_buffer))
     out_sizes = shapes.sizes(result)
     return AlongAxis(
@@ -97,6 +110,7 @@ def axis_of(shapes: Shapes, input_buffer: SSAValue, axis: int, result: SSAValue)
         result,
         out_sizes,
         shapes,
+        lowering.context.double_sums,
     )
 
 
@@ -142,8 +156,9 @@ def _shifted(b: Builder, x: SSAValue, top: SSAValue, t: Attribute) -> SSAValue:
 class SoftmaxOpLowering(OnnxLowering[onnx.SoftmaxOp]):
     """`onnx.Softmax`: the maximum along the axis (a -inf fill and a
     max-reduction), exp(x - max) into the output, its sum along the axis (a
-    zero fill and an add-reduction), and an in-place division of the output
-    by the sum."""
+    zero fill and an add-reduction, in double along a long float axis), and
+    an in-place division of the output by the sum (rounded to the output's
+    compute type)."""
 
     def rewrite(self, op: onnx.SoftmaxOp, rewriter: PatternRewriter) -> None:
         along = along_axis(self, op, rewriter)
@@ -160,7 +175,7 @@ class SoftmaxOpLowering(OnnxLowering[onnx.SoftmaxOp]):
             [PARALLEL] * along.rank,
             lambda b, args: scalar.EXP(b, _shifted(b, args[0], args[1], wide)),
         )
-        total = reduced_buffer(rewriter, wide, along.kept)
+        total = reduced_buffer(rewriter, along.sum_type(element_type(along.input)), along.kept)
         fill(rewriter, op, total, 0.0)
         reduce_along(rewriter, op, along, output, total, accumulate(scalar.ADD))
         generic(
@@ -170,7 +185,7 @@ class SoftmaxOpLowering(OnnxLowering[onnx.SoftmaxOp]):
             [output],
             [along.reduced, along.identity],
             [PARALLEL] * along.rank,
-            lambda b, args: scalar.DIV(b, args[1], args[0]),
+            lambda b, args: scalar.DIV(b, args[1], scalar.convert(b, args[0], wide)),
         )
         out.finish(rewriter, op)
         self.replace(rewriter, op, [along.result])
@@ -192,12 +207,18 @@ def log_softmax_into(
 ) -> None:
     """Write the log-softmax of `along.input` into `output` (a buffer of the
     accumulator type): the maximum along the axis, the sum of exp(x - max)
-    along it (one add-reduction reading x and the maximum), and
-    (x - max) - log(sum)."""
+    along it (one add-reduction reading x and the maximum; in double along a
+    long float axis), and (x - max) - log(sum), the sum rounded to the
+    accumulator type first."""
     maximum = axis_maximum(rewriter, op, along)
     wide = accumulator_type(element_type(along.input))
-    total = reduced_buffer(rewriter, wide, along.kept)
+    total = reduced_buffer(rewriter, along.sum_type(element_type(along.input)), along.kept)
     fill(rewriter, op, total, 0.0)
+
+    def add_exp(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
+        term = scalar.EXP(b, _shifted(b, args[0], args[1], wide))
+        return scalar.ADD(b, args[2], *widened(b, [term], args[2].type))
+
     generic(
         rewriter,
         op,
@@ -205,12 +226,13 @@ def log_softmax_into(
         [total],
         [along.identity, along.reduced, along.reduced],
         reduction_iterators(along.rank, {along.axis}),
-        lambda b, args: scalar.ADD(b, args[2], scalar.EXP(b, _shifted(b, args[0], args[1], wide))),
+        add_exp,
     )
 
     def log_softmax(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         x, top, sum_ = args[:3]
-        return scalar.SUB(b, _shifted(b, x, top, wide), scalar.LOG(b, sum_))
+        shifted = _shifted(b, x, top, wide)
+        return scalar.SUB(b, shifted, scalar.LOG(b, scalar.convert(b, sum_, wide)))
 
     generic(
         rewriter,
