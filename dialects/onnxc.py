@@ -27,9 +27,11 @@ the model provides (`onnxc_profile_mark`, declared by the runtime header).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
     I1,
+    ArrayAttr,
     Float32Type,
     Float64Type,
     IndexType,
@@ -39,7 +41,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -53,6 +55,37 @@ from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from onnxc.dialects.onnxc_strings import STRING_ATTRIBUTES, STRING_OPS
+from onnxc.ir_names import MAX_BUFFER_BYTES, MAX_ELEMENTS, SIZE_LIMITS
+
+
+@dataclass(frozen=True)
+class SizeLimits:
+    """The most elements a tensor sized at run time may have and the most
+    bytes a buffer may take (`onnxc.ir_names.MAX_ELEMENTS`); a function's
+    are in its `onnxc.size_limits` attribute, the 64-bit ones without it."""
+
+    elements: int = MAX_ELEMENTS
+    buffer_bytes: int = MAX_BUFFER_BYTES
+
+    def describe(self) -> str:
+        """ "2^40 elements", for check messages."""
+        n = self.elements
+        return f"2^{n.bit_length() - 1} elements" if n & (n - 1) == 0 else f"{n} elements"
+
+    @staticmethod
+    def of(function: Operation) -> SizeLimits:
+        found = function.attributes.get(SIZE_LIMITS)
+        if isinstance(found, ArrayAttr) and len(found.data) == 2:
+            elements, buffer_bytes = found.data
+            if isinstance(elements, IntegerAttr) and isinstance(buffer_bytes, IntegerAttr):
+                return SizeLimits(elements.value.data, buffer_bytes.value.data)
+        return SizeLimits()
+
+    def attach(self, function: Operation) -> None:
+        """Record these limits on `function`."""
+        function.attributes[SIZE_LIMITS] = ArrayAttr(
+            [IntegerAttr(self.elements, 64), IntegerAttr(self.buffer_bytes, 64)]
+        )
 
 
 def _dynamic_count(t: Attribute) -> int:

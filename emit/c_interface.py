@@ -57,6 +57,7 @@ from onnxc.dialects.onnxc import (
     CheckOp,
     InputOp,
     OutputOp,
+    SizeLimits,
     WorkspaceAvailableOp,
     WorkspaceOp,
 )
@@ -80,9 +81,7 @@ from onnxc.ir_names import (
     ARENA,
     DIMS,
     INPUT_NAMES,
-    MAX_BUFFER_BYTES,
     MAX_DIMS,
-    MAX_ELEMENTS,
     MAX_STATIC_ARENA,
     OUTPUT_NAMES,
 )
@@ -177,6 +176,7 @@ class ModelPrinter:
         if len(funcs) != 1:
             raise CEmitError(f"expected exactly one func.func, found {len(funcs)}")
         self.fn = funcs[0]
+        self.limits = SizeLimits.of(self.fn)
         self.globals = [op for op in module.ops if isinstance(op, memref.GlobalOp)]
         self.string_globals = [op for op in module.ops if isinstance(op, StringGlobalOp)]
         self.name = name
@@ -278,7 +278,7 @@ class ModelPrinter:
                     # Bounds are given under max_dims: with a free dimension
                     # unbounded, a constant may still bound a size, uselessly.
                     bound = upper_bound(value, self.ranges()) if self.bounded else None
-                    if bound is not None and bound > MAX_ELEMENTS:
+                    if bound is not None and bound > self.limits.elements:
                         bound = None  # a size past it is refused: no bound
                     bounds[axis] = -1 if bound is None else bound
             elif any(d < 0 for d in shape):
@@ -361,7 +361,7 @@ class ModelPrinter:
         return False
 
     def _require_workspace(self, body: BodyPrinter, size: str) -> None:
-        body.emit(f"if ((size_t){size} > (size_t)INT64_C({MAX_BUFFER_BYTES})) {{")
+        body.emit(f"if ((size_t){size} > (size_t){self.limits.buffer_bytes}u) {{")
         body.emit("  return ONNXC_ERR_SHAPE; /* sizes past the limits (saturated) */")
         body.emit("}")
         body.emit(f"if (available < (size_t){size}) {{")

@@ -75,7 +75,13 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc import element_types
-from onnxc.dialects.onnxc import LoopStorageOp, ReserveOp, WorkspaceAvailableOp, WorkspaceOp
+from onnxc.dialects.onnxc import (
+    LoopStorageOp,
+    ReserveOp,
+    SizeLimits,
+    WorkspaceAvailableOp,
+    WorkspaceOp,
+)
 from onnxc.errors import InternalError, UnsupportedError
 from onnxc.intervals import INFINITY, UNBOUNDED, Interval, evaluate
 from onnxc.ir_names import ARENA as ARENA_ATTR
@@ -83,7 +89,6 @@ from onnxc.ir_names import (
     ARENA_ALIGN,
     COMMENT,
     DIMS,
-    MAX_BUFFER_BYTES,
     MAX_DIMS,
     MEMORY,
     STRING_BYTES,
@@ -569,6 +574,7 @@ class _Sizes(IndexArith):
     ) -> None:
         super().__init__()
         self.block = fn.body.block
+        self.limits = SizeLimits.of(fn)
         self.after = after
         self.before = before
 
@@ -605,7 +611,7 @@ class _Sizes(IndexArith):
         for d in t.get_shape():
             total *= max(d, 1)
         # saturating: sizes past the limits are refused, never wrapped
-        count = self.saturating_product([total, *dynamic_sizes], MAX_BUFFER_BYTES + 1)
+        count = self.saturating_product([total, *dynamic_sizes], self.limits.buffer_bytes + 1)
         return count if row.packing == 1 else self.ceildiv(count, row.packing)
 
 

@@ -43,17 +43,27 @@ convert-onnx-to-linalg they are the function's leading `index` arguments."""
 MAX_DIMS = "onnxc.max_dims"
 """Function attribute: upper bounds of free dimensions, by name."""
 
+SIZE_LIMITS = "onnxc.size_limits"
+"""Function attribute: the size limits of the target's pointer width, [the
+most elements, the most bytes of a buffer] (`onnxc.dialects.onnxc.SizeLimits`),
+set by convert-onnx-to-linalg; without it, the 64-bit limits below."""
+
 MAX_ELEMENTS = 2**40
-"""The most elements a tensor sized at run time may have: a size that gives
-more is refused with ONNXC_ERR_SHAPE before anything is written. It leaves
-room for any sum of byte sizes the planner makes (2^44 bytes a buffer) in a
-`ptrdiff_t`, so that no size arithmetic can overflow; an upper bound of a
-size at or past it is no bound."""
+"""The most elements a tensor sized at run time may have on a 64-bit target:
+a size that gives more is refused with ONNXC_ERR_SHAPE before anything is
+written. It leaves room for any sum of byte sizes the planner makes (2^44
+bytes a buffer, 2^19 of them) in a `ptrdiff_t`, so that no size arithmetic
+can overflow; an upper bound of a size at or past it is no bound."""
 
 MAX_BUFFER_BYTES = MAX_ELEMENTS * 16
 """The most bytes a buffer of `MAX_ELEMENTS` elements takes (16 bytes an
 element at most): the planner's byte sizes saturate past it, and a workspace
 asked for past it is refused with ONNXC_ERR_SHAPE."""
+
+MAX_ELEMENTS_32 = 2**20
+MAX_BUFFER_BYTES_32 = MAX_ELEMENTS_32 * 16
+"""The same limits on a 32-bit target (the microcontrollers): 16 MiB a
+buffer, so that the sum of up to 127 such buffers fits a 32-bit `ptrdiff_t`."""
 
 MAX_STATIC_ARENA = 2**31 - 1
 """The largest workspace bound given as `NAME_WORKSPACE_SIZE` (which sizes

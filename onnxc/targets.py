@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from onnxc.errors import OnnxcError
+from onnxc.ir_names import MAX_BUFFER_BYTES, MAX_BUFFER_BYTES_32, MAX_ELEMENTS, MAX_ELEMENTS_32
 
 STRICT_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror")
 """Warnings every build of generated C uses: the code promises to be clean C99."""
@@ -89,6 +90,15 @@ class Target:
     @property
     def is_host(self) -> bool:
         return not self.emulator
+
+    @property
+    def size_limits(self) -> tuple[int, int]:
+        """The most elements of a tensor sized at run time and the most bytes
+        of a buffer (`onnxc.ir_names.MAX_ELEMENTS`): size arithmetic in the
+        target's `ptrdiff_t` cannot overflow below them."""
+        if self.pointer_bytes >= 8:
+            return MAX_ELEMENTS, MAX_BUFFER_BYTES
+        return MAX_ELEMENTS_32, MAX_BUFFER_BYTES_32
 
     @property
     def pointer_bytes(self) -> int:

@@ -57,7 +57,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc.dialects import onnx
 from onnxc.dialects.kernel import DOMAIN as KERNELS
-from onnxc.dialects.onnxc import InputOp, OutputOp
+from onnxc.dialects.onnxc import CheckOp, InputOp, OutputOp, SizeLimits
 from onnxc.dialects.onnxc_strings import StringGlobalOp
 from onnxc.errors import InternalError, UnsupportedError
 from onnxc.ir_names import COMMENT, DIMS
@@ -205,16 +205,19 @@ def _finish_returns(function: func.FuncOp, outputs: list[SSAValue], shapes: Shap
 
 def _bind_outputs_early(block: Block) -> None:
     """Move each `onnxc.output` of the function's block up to where its sizes
-    are known (after the inputs are bound): outputs whose sizes follow from the
-    inputs' are then bound together, before anything is computed, so the C
-    reports every such output's shape before it returns ONNXC_ERR_CAPACITY."""
+    are known (after the inputs are bound and the checks before it): outputs
+    whose sizes follow from the inputs' are then bound together, before
+    anything is computed, so the C reports every such output's shape before
+    it returns ONNXC_ERR_CAPACITY."""
     ops = list(block.ops)
     position = {op: k for k, op in enumerate(ops)}
-    inputs = [k for k, op in enumerate(ops) if isinstance(op, InputOp)]
     for op in ops:
         if not isinstance(op, OutputOp):
             continue
-        after = inputs[-1] if inputs else -1
+        # after the inputs and the checks before it: a size refused is
+        # ONNXC_ERR_SHAPE, whatever the capacities
+        stops = [k for k in range(position[op]) if isinstance(ops[k], InputOp | CheckOp)]
+        after = stops[-1] if stops else -1
         for operand in op.operands:
             owner = operand.owner
             while isinstance(owner, Operation) and owner.parent_block() is not block:
@@ -359,11 +362,15 @@ class ConvertOnnxToLinalgPass(ModulePass):
     name = "convert-onnx-to-linalg"
 
     target: str = "host"
-    """Decides whether long float sums accumulate in double (`Target.double_sums`)."""
+    """Decides whether long float sums accumulate in double (`Target.double_sums`)
+    and the size limits of run-time sizes (`Target.size_limits`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _check_converted(op, lowerings())  # fail before lowering anything
         functions = [f for f in op.walk() if isinstance(f, func.FuncOp)]
+        limits = SizeLimits(*get_target(self.target).size_limits)
+        for function in functions:
+            limits.attach(function)
         converted = {f: _convert_signature(f) for f in functions}
         nodes = sum(1 for o in op.walk() if isinstance(o, onnx.OnnxOp))
         context = LoweringContext(

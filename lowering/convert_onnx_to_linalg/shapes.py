@@ -33,9 +33,8 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc.dialects.dims import dims_of
-from onnxc.dialects.onnxc import CheckOp, InputOp, OutputOp
+from onnxc.dialects.onnxc import CheckOp, InputOp, OutputOp, SizeLimits
 from onnxc.errors import InternalError, UnsupportedError
-from onnxc.ir_names import MAX_ELEMENTS
 from onnxc.lowering.index_arith import INDEX, IndexArith, Size
 
 
@@ -45,6 +44,8 @@ class Shapes(IndexArith):
     def __init__(self, function: func.FuncOp, free: Sequence[str]) -> None:
         super().__init__()
         self.function = function
+        self.limits = SizeLimits.of(function)
+        """The target's limits on run-time sizes (`check_count`)."""
         self.symbols: dict[str, Size] = {}
         self.entry: set[SSAValue] = set()
         """Values known at entry: free dimensions, prologue arithmetic."""
@@ -135,14 +136,15 @@ class Shapes(IndexArith):
 
     def check_count(self, sizes: Sequence[Size], what: str) -> None:
         """A run-time check that `sizes` are none negative and hold at most
-        `MAX_ELEMENTS` elements (ONNXC_ERR_SHAPE otherwise), computed without
+        `limits.elements` elements (ONNXC_ERR_SHAPE otherwise), computed without
         overflow: no size arithmetic after it can overflow. At entry (once)
         when the sizes are known there, else here."""
-        count = self.saturating_product(sizes, MAX_ELEMENTS + 1)
-        fits = self.less(count, MAX_ELEMENTS + 1)
+        limit = self.limits.elements + 1
+        count = self.saturating_product(sizes, limit)
+        fits = self.less(count, limit)
         if fits in self.checked:
             return
-        message = f"{what}: no negative size, at most 2^40 elements"
+        message = f"{what}: no negative size, at most {self.limits.describe()}"
         if fits in self.entry:
             check = CheckOp(fits, message)
             if self.last_entry_op is None:

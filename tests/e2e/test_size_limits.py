@@ -221,3 +221,28 @@ def test_free_dimensions_too_large() -> None:
         assert status == -5, (batch, seq, status)  # ONNXC_ERR_SHAPE
     feeds = {"x": np.ones((2, 3, 8), np.float32), "w": np.ones((8, 3), np.float32)}
     assert compiled.run(feeds)["y"].shape == (2, 3, 3)
+
+
+def test_32_bit_limits_on_cortex_m4() -> None:
+    """On a 32-bit target the limits are 2^20 elements and 16 MiB a buffer:
+    the checks of sizes given at run time fit its ptrdiff_t (the C builds
+    warning-free with arm-none-eabi-gcc, which rejects a comparison with a
+    constant past the type's range) and refuse what exceeds the bounds."""
+    repeats = h.make_tensor("r", T.INT64, [2], [2, 3])
+    graph = h.make_graph(
+        [
+            h.make_node("Constant", [], ["r"], value=repeats),
+            h.make_node("Tile", ["x", "r"], ["t"]),
+            h.make_node("Relu", ["t"], ["y"]),
+        ],
+        "tile32",
+        [h.make_tensor_value_info("x", T.FLOAT, ["n", 4])],
+        [h.make_tensor_value_info("y", T.FLOAT, [None, None])],
+    )
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 18)], ir_version=9)
+    compiled = onnxc.compile(model, target="cortex-m4", name="limits32", max_dims={"n": 64})
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
+    y = compiled.run({"x": x})["y"]
+    np.testing.assert_array_equal(y, np.maximum(np.tile(x, (2, 3)), 0))
+    with pytest.raises(RunError, match="status -5|above its bound|at most 64"):
+        compiled.run({"x": np.zeros((65, 4), np.float32)})

@@ -55,3 +55,22 @@ func.func @reshape_from_shape(%x: tensor<?x8xf32, ["N"]>) -> tensor<?x2x4xf32, [
 // CHECK-NOT:     memref.alloc
 // CHECK-NOT:     memref.load
 // CHECK:         memref.expand_shape %{{.*}} {{\[}}[0 : i64], [1 : i64, 2 : i64]] output_shape [%N, 2, 4]
+
+// -----
+
+// Outputs whose sizes follow from the free dimensions are bound together,
+// before anything is computed: the C writes every shape before it returns
+// ONNXC_ERR_CAPACITY for any of them.
+func.func @two_outputs(%x: tensor<?x4xf32, ["N"]>) -> (tensor<?x4xf32, ["N"]>, tensor<?x4xf32, ["M"]>) attributes {onnxc.dims = ["N"], onnxc.input_names = ["x"], onnxc.output_names = ["r", "c"]} {
+  %r = "onnx.Relu"(%x) {onnx_node_name = "Relu_0"} : (tensor<?x4xf32, ["N"]>) -> tensor<?x4xf32, ["N"]>
+  %c = "onnx.Concat"(%r, %x) {axis = 0 : i64, onnx_node_name = "Concat_1"} : (tensor<?x4xf32, ["N"]>, tensor<?x4xf32, ["N"]>) -> tensor<?x4xf32, ["M"]>
+  func.return %r, %c : tensor<?x4xf32, ["N"]>, tensor<?x4xf32, ["M"]>
+}
+
+// CHECK-LABEL: func.func @two_outputs(
+// CHECK:         onnxc.input %x
+// CHECK:         %[[R:.*]] = onnxc.output %out0[%N] index 0
+// CHECK-NEXT:    %[[C:.*]] = onnxc.output %out1[%{{.*}}] index 1
+// CHECK-NEXT:    linalg.generic
+// CHECK-SAME:      outs(%[[R]] : memref<?x4xf32>)
+// CHECK:         func.return

@@ -17,7 +17,6 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
 from onnxc.element_types import Kind
-from onnxc.ir_names import MAX_ELEMENTS
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
@@ -67,7 +66,9 @@ class RangeOpLowering(OnnxLowering[onnx.RangeOp]):
             count = shapes.from_integer(convert(here, rounded, IntegerType(64)))
         else:
             low, high, step = (convert(here, v, IntegerType(64)) for v in (start, limit, delta))
-            count = shapes.from_integer(_integer_count(here, low, high, step))
+            count = shapes.from_integer(
+                _integer_count(here, low, high, step, shapes.limits.elements)
+            )
         length = shapes.max(count, 0)
         output = self.result_buffer(rewriter, op.output, [length])
 
@@ -79,11 +80,13 @@ class RangeOpLowering(OnnxLowering[onnx.RangeOp]):
         self.replace(rewriter, op, [output])
 
 
-def _integer_count(b: Builder, low: SSAValue, high: SSAValue, step: SSAValue) -> SSAValue:
+def _integer_count(
+    b: Builder, low: SSAValue, high: SSAValue, step: SSAValue, limit: int
+) -> SSAValue:
     """max(ceil((high - low) / step), 0) of int64 values, without overflow at
     any of them: the distance and the step's magnitude as unsigned 64-bit
     values (wrapping subtraction gives them exactly), a count past
-    `MAX_ELEMENTS` as `MAX_ELEMENTS + 1` (which the result's size check
+    `limit` elements as `limit + 1` (which the result's size check
     refuses). `step` is not 0 (checked before)."""
     i64 = IntegerType(64)
 
@@ -107,6 +110,6 @@ def _integer_count(b: Builder, low: SSAValue, high: SSAValue, step: SSAValue) ->
     rest = b.insert(arith.RemUIOp(distance, magnitude)).result
     partial = b.insert(arith.ExtUIOp(compare("ne", rest, zero), i64)).result
     steps = b.insert(arith.AddiOp(whole, partial)).result  # at most 2^64 - 1: no wrap
-    many = constant(MAX_ELEMENTS + 1)
+    many = constant(limit + 1)
     bounded = pick(compare("ugt", steps, many), many, steps)
     return pick(moves, bounded, zero)

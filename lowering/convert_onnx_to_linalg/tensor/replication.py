@@ -20,7 +20,6 @@ from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
-from onnxc.ir_names import MAX_ELEMENTS
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
     OnnxLowering,
@@ -88,7 +87,7 @@ class TileOpLowering(OnnxLowering[onnx.TileOp]):
                 op, f"repeats has {len(repeats)} elements for an input of rank {len(in_sizes)}"
             )
         # saturating: a product too large fails the result's element-count check
-        limit = MAX_ELEMENTS + 1
+        limit = shapes.limits.elements + 1
         computed = [
             shapes.saturating_product([size, r], limit)
             for size, r in zip(in_sizes, repeats, strict=True)

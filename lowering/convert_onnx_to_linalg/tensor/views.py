@@ -31,7 +31,6 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
 from onnxc.dialects.dims import symbols_of
-from onnxc.ir_names import MAX_ELEMENTS
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
     buffer_of,
@@ -199,7 +198,7 @@ def reshape_target(
     elements are resolved now; elements known at run time with selects, and
     run-time checks that each is -1 or more, that one at most is -1 and that
     the element count is kept (counts computed without overflow)."""
-    limit = MAX_ELEMENTS + 1
+    limit = shapes.limits.elements + 1
     total = shapes.saturating_product(in_shape, limit)
     resolved: list[Size] = []
     for index, size in enumerate(shape):
