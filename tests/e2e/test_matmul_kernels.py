@@ -249,6 +249,52 @@ def test_every_transpose_after_a_product(rank: int, b: str, target: str) -> None
     _compare_all(model, target)
 
 
+def _transposes_then_products(rank: int) -> onnx.ModelProto:
+    """For every permutation of rank `rank`: a Transpose by it producing A of
+    a MatMul with a run-time B, and one producing B (the head split of
+    attention, folded into the kernel's reads as `a_perm` and `b_perm`)."""
+    import itertools
+
+    a_shape = [2, 3, 5, 6][-rank:]
+    b_shape = [*a_shape[:-2], 6, 7]
+    nodes, inputs, outputs = [], [], []
+    for i, perm in enumerate(itertools.permutations(range(rank))):
+        inverse = list(np.argsort(perm))
+        for side, shape in (("a", a_shape), ("b", b_shape)):
+            source = f"{side}{i}"  # transposed by perm, it is `shape`
+            inputs.append(
+                helper.make_tensor_value_info(
+                    source, TensorProto.FLOAT, [shape[k] for k in inverse]
+                )
+            )
+            nodes.append(helper.make_node("Transpose", [source], [f"t{side}{i}"], perm=list(perm)))
+        other = {"a": f"b_plain{i}", "b": f"a_plain{i}"}
+        inputs.append(helper.make_tensor_value_info(other["a"], TensorProto.FLOAT, b_shape))
+        inputs.append(helper.make_tensor_value_info(other["b"], TensorProto.FLOAT, a_shape))
+        nodes.append(helper.make_node("MatMul", [f"ta{i}", other["a"]], [f"ya{i}"]))
+        nodes.append(helper.make_node("MatMul", [other["b"], f"tb{i}"], [f"yb{i}"]))
+        out_shape = [*a_shape[:-1], 7]
+        for side in "ab":
+            outputs.append(
+                helper.make_tensor_value_info(f"y{side}{i}", TensorProto.FLOAT, out_shape)
+            )
+    graph = helper.make_graph(nodes, "transposed_operands", inputs, outputs)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=10)
+
+
+@pytest.mark.parametrize("target", ["host", "host-portable"])
+@pytest.mark.parametrize("rank", [3, 4])
+def test_every_transpose_before_a_product(rank: int, target: str) -> None:
+    """Every permutation producing A or B, those that keep the last axis last
+    read through the kernel's `a_perm` / `b_perm`, the others copied: each
+    product equal to onnxruntime's."""
+    model = _transposes_then_products(rank)
+    matmuls = _matmuls(model)
+    folded = [m for m in matmuls if m.attr("a_perm") or m.attr("b_perm")]
+    assert len(folded) == 2 * (2 if rank == 3 else 6)
+    _compare_all(model, target)
+
+
 @pytest.mark.parametrize("perm", [[2, 0, 1, 3], [1, 2, 0, 3], [0, 2, 1, 3]])
 def test_attention_merge_then_gemm(perm: list[int]) -> None:
     """Attention's output merge as exporters write it: the batched product of
