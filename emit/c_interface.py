@@ -164,6 +164,10 @@ def _banner(version: str, options_comment: str, what: str) -> str:
     return "\n".join(lines) + "\n */"
 
 
+PTRDIFF_MAX_32 = 2**31 - 1
+"""The largest ptrdiff_t of a 32-bit target."""
+
+
 def _guard(lines: list[str], condition: str, status: str, indent: str = "  ") -> None:
     lines += [f"{indent}if ({condition}) {{", f"{indent}  return {status};", f"{indent}}}"]
 
@@ -300,6 +304,20 @@ class ModelPrinter:
                 )
             )
         return params
+
+    def width_guard(self) -> list[str]:
+        """An #error when C whose run-time sizes are checked against a 64-bit
+        target's limits is compiled where ptrdiff_t is narrower: its limit
+        constants would not fit, and the checks would not hold."""
+        if not self.dynamic or self.limits.buffer_bytes <= PTRDIFF_MAX_32:
+            return []
+        return [
+            "#if PTRDIFF_MAX < INT64_MAX",
+            f'#error "{self.name}.c was generated for a 64-bit target: generate it for a '
+            '32-bit one (--target) to build it here"',
+            "#endif",
+            "",
+        ]
 
     def workspace_bound(self) -> int | None:
         """NAME_WORKSPACE_SIZE: the arena's bytes, or its upper bound; None
@@ -835,6 +853,7 @@ def print_c_files(
         "#include <stddef.h>",
         "#include <stdint.h>",
         "",
+        *printer.width_guard(),
     ]
     c_lines = [
         _banner(version, options_comment, f"{name}.c:"),

@@ -142,9 +142,11 @@ class IndexArith:
 
     def saturating_product(self, sizes: Sequence[Size], limit: int) -> Size:
         """The product of `sizes`, or `limit` when it is `limit` or more (a
-        negative size counts as `limit`): computed so that nothing overflows
-        whatever the run-time values, for the checks that refuse a size too
-        large before anything uses it."""
+        negative size counts as 0: callers check signs apart): computed so
+        that nothing overflows whatever the run-time values (no intermediate
+        past twice `limit`), for the checks that refuse a size too large
+        before anything uses it. Only min, max and multiplications: where
+        the sizes are bounded, the bound of the result is their product's."""
         result: Size = 1
         for size in sizes:
             result = self._saturating_mul(result, size, limit)
@@ -152,25 +154,20 @@ class IndexArith:
 
     def _saturating_mul(self, a: Size, b: Size, limit: int) -> Size:
         if isinstance(a, int) and isinstance(b, int):
-            return limit if a < 0 or b < 0 else min(a * b, limit)
+            return min(max(a, 0) * max(b, 0), limit)
         if isinstance(b, int):
             a, b = b, a
         assert isinstance(b, SSAValue)
+        b_within = self.min(self.max(b, 0), limit)
         if isinstance(a, int):
             if a <= 0:
-                return limit if a < 0 else 0
-            factor = limit // a
-            exact = self.mul(self.max(self.min(b, factor), 0), a)
-            fits = self.less(b, factor + 1)
-            return self.select(self.less(b, 0), limit, self.select(fits, exact, limit))
-        negative = self.either(self.less(a, 0), self.less(b, 0))
+                return 0
+            # b * a when b <= limit // a, else at least limit: capped
+            return self.min(self.mul(self.min(b_within, limit // a + 1), a), limit)
         a_within = self.min(self.max(a, 0), limit)
         factor = self.floordiv(limit, self.max(a_within, 1))
-        exact = self.mul(self.max(self.min(b, factor), 0), a_within)
-        fits = self.both(self.less(b, self.add(factor, 1)), self.less(a, limit + 1))
-        zero = self.either(self.equal(a, 0), self.equal(b, 0))
-        within = self.select(zero, 0, self.select(fits, exact, limit))
-        return self.select(negative, limit, within)
+        capped = self.mul(self.min(b_within, self.add(factor, 1)), a_within)
+        return self.min(capped, limit)
 
     def product(self, sizes: Sequence[Size]) -> Size:
         result: Size = 1

@@ -141,6 +141,9 @@ def _combine(op: object, args: list[Interval]) -> Interval | None:
             return args[1] if args[0].low else args[2]
         return args[1].join(args[2])
     if isinstance(op, arith.AndIOp | arith.OrIOp):
+        if all(0 <= a.low and a.high <= 1 for a in args):  # conditions: known when decided
+            pick = min if isinstance(op, arith.AndIOp) else max
+            return Interval(pick(a.low for a in args), pick(a.high for a in args))
         return Interval(0, 1)
     return None
 

@@ -32,7 +32,7 @@ func.func @unbounded(%N: index, %x: memref<?x4xf32>, %out0: memref<?x4xf32>) att
 // CHECK-SAME:    onnxc.memory = {arena = 0 : i64
 // CHECK:         %[[SIXTEEN:.*]] = arith.constant 16 : index
 // CHECK:         %[[BYTES:.*]] = arith.muli %{{.*}}, %[[SIXTEEN]] : index
-// CHECK:         %[[SATURATED:.*]] = arith.select %{{.*}}, %[[BYTES]], %{{.*}} : index
+// CHECK:         %[[SATURATED:.*]] = arith.minsi %[[BYTES]], %{{.*}} : index
 // CHECK:         %arena = memref.alloc(%{{.*}}) {alignment = 16 : i64, onnxc.arena} : memref<?xi8>
 // CHECK:         %t = memref.view %arena[%{{.*}}][%N] : memref<?xi8> to memref<?x4xf32>
 // CHECK:         %u = memref.view %arena[%{{.*}}][%N] : memref<?xi8> to memref<4x?xf32>

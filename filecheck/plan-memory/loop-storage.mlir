@@ -59,7 +59,8 @@ func.func @grow(%n: memref<i64>, %x: memref<2xf32>) attributes {onnxc.input_name
 // CHECK:         scf.for
 // CHECK:           %[[GROWN:.*]] = arith.addi %{{.*}}, %{{.*}} : index
 // CHECK:           %[[CLAMPED:.*]] = arith.minsi %[[GROWN]], %{{.*}} : index
-// CHECK:           %[[USED:.*]] = arith.muli %[[CLAMPED]], %{{.*}} : index
+// CHECK:           %[[CAPPED:.*]] = arith.minsi %[[CLAMPED]], %{{.*}} : index
+// CHECK:           %[[USED:.*]] = arith.muli %[[CAPPED]], %{{.*}} : index
 // CHECK:           %[[ASKED:.*]] = arith.addi %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:      onnxc.workspace %[[ASKED]]
 // CHECK-NEXT:      %[[NEXT:.*]] = memref.view %[[ARENA]][%[[SECOND]]][%[[GROWN]]] : memref<8xi8> to memref<?xf32>

@@ -28,7 +28,7 @@ from typing import cast
 
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType, TensorType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -139,9 +139,14 @@ class Shapes(IndexArith):
         `limits.elements` elements (ONNXC_ERR_SHAPE otherwise), computed without
         overflow: no size arithmetic after it can overflow. At entry (once)
         when the sizes are known there, else here."""
+        if not all(self._available(s) for s in sizes if isinstance(s, SSAValue)):
+            return  # computed in a region (a Loop's carried sizes), checked there
         limit = self.limits.elements + 1
         count = self.saturating_product(sizes, limit)
         fits = self.less(count, limit)
+        for size in sizes:
+            if isinstance(size, SSAValue):
+                fits = self.both(fits, self.less(-1, size))
         if fits in self.checked:
             return
         message = f"{what}: no negative size, at most {self.limits.describe()}"
@@ -158,6 +163,21 @@ class Shapes(IndexArith):
             self.checked.add(fits)
         else:
             self._check(fits, message)
+
+    def _available(self, value: SSAValue) -> bool:
+        """Whether `value` may be used where the op being rewritten is: it is
+        defined in a block around it, not inside a region of some op (the
+        sizes a Loop's body computes for its results)."""
+        owner = value.owner
+        block = owner if isinstance(owner, Block) else owner.parent_block()
+        current = self.rewriter.current_operation if self.rewriter else None
+        where = current.parent_block() if current else self.function.body.block
+        while where is not None:
+            if where is block:
+                return True
+            parent = where.parent_op()
+            where = parent.parent_block() if parent else None
+        return False
 
     def _check(self, condition: SSAValue, message: str) -> None:
         """A run-time check at the current position (ONNXC_ERR_SHAPE when it fails)."""

@@ -47,7 +47,8 @@ def assert_builds_warning_free(
     when it is not installed)."""
     if shutil.which(compiler) is None:
         pytest.skip(f"{compiler} not installed")
-    generated = onnxc.generate_c(model, name=name)
+    target = "cortex-m4" if compiler.startswith("arm") else "host"  # its C for its width
+    generated = onnxc.generate_c(model, name=name, target=target)
     generated.write(folder)
     for source in generated.c_files():
         command = [compiler, *STRICT, str(folder / source), "-o", str(folder / "m.o")]

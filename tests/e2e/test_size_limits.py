@@ -246,3 +246,32 @@ def test_32_bit_limits_on_cortex_m4() -> None:
     np.testing.assert_array_equal(y, np.maximum(np.tile(x, (2, 3)), 0))
     with pytest.raises(RunError, match="status -5|above its bound|at most 64"):
         compiled.run({"x": np.zeros((65, 4), np.float32)})
+
+
+def test_64_bit_c_refuses_a_32_bit_compiler(tmp_path) -> None:
+    """The C of a 64-bit target checks sizes against limits a 32-bit
+    ptrdiff_t cannot hold: a 32-bit compiler stops with an #error that says
+    to generate the C for a 32-bit target, instead of building checks that
+    do not hold."""
+    import shutil
+    import subprocess
+
+    if shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip("arm-none-eabi-gcc not installed")
+    graph = h.make_graph(
+        [h.make_node("Relu", ["x"], ["y"])],
+        "wide",
+        [h.make_tensor_value_info("x", T.FLOAT, ["n", 4])],
+        [h.make_tensor_value_info("y", T.FLOAT, ["n", 4])],
+    )
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 18)], ir_version=9)
+    for target, fails in (("host", True), ("cortex-m4", False)):
+        onnxc.generate_c(model, name="wide", target=target).write(tmp_path / target)
+        built = subprocess.run(
+            ["arm-none-eabi-gcc", "-std=c99", "-mcpu=cortex-m4", "-mthumb", "-c"]
+            + [str(tmp_path / target / "wide.c"), "-o", str(tmp_path / f"{target}.o")],
+            capture_output=True,
+            text=True,
+        )
+        assert (built.returncode != 0) == fails, built.stderr
+        assert ("generated for a 64-bit target" in built.stderr) == fails
