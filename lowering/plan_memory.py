@@ -196,6 +196,7 @@ def find_buffers(fn: func.FuncOp) -> list[Buffer]:
     and where they are touched."""
     body = {op: i for i, op in enumerate(fn.body.block.ops)}
     dims = dims_of(fn)
+    limits = SizeLimits.of(fn)
     buffers: list[Buffer] = []
     for op in fn.body.block.ops:
         if not isinstance(op, memref.AllocOp) or ARENA_ATTR in op.attributes:
@@ -212,6 +213,9 @@ def find_buffers(fn: func.FuncOp) -> list[Buffer]:
             ranges = [evaluate(v, dims, unknown=UNBOUNDED) for v in op.dynamic_sizes]
             highs = [r.high if r is not None else INFINITY for r in ranges]
             bound = numel * math.prod(max(h, 0) for h in highs)
+            # a size only the saturation bounds is refused past it: no bound
+            if bound >= limits.elements:
+                bound = INFINITY
             size = storage_bytes(t.element_type, int(bound)) if math.isfinite(bound) else 0
         buffer = Buffer(op, size, _type_class(t.element_type), kind=kind)
         for user, operand in touches(op.memref):
