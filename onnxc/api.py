@@ -19,6 +19,7 @@ import json
 import re
 import shlex
 import shutil
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,7 @@ from onnxc.emit.c_interface import print_c_files
 from onnxc.emit.cross import EmulatedC, build_elf
 from onnxc.emit.runner import Dim, Runner, TensorSpec
 from onnxc.emit.text_files import write_text
-from onnxc.errors import OnnxcError, RunError, UnsupportedError
+from onnxc.errors import OnnxcError, OnnxcWarning, RunError, UnsupportedError
 from onnxc.frontend import ImportedModel, ModelLike, import_model, load_model
 from onnxc.lowering.node_progress import reporting
 from onnxc.options import DEFAULT_TIMEOUT, CompileOptions
@@ -67,6 +68,9 @@ class GeneratedC:
     """The free dimensions, in the order the C entry points take them."""
     containers: Containers = field(default_factory=Containers)
     """The sequence and optional inputs and outputs, as the tensors they became."""
+    warnings_given: list[str] = field(default_factory=list[str])
+    """The `OnnxcWarning`s compiling the model gave, which a compilation-cache
+    hit gives again (a dropped declaration is news on every compile)."""
 
     @property
     def bounded(self) -> bool:
@@ -141,6 +145,7 @@ class GeneratedC:
                 "workspace_size": self.workspace_size,
                 "dims": self.dims,
                 "containers": container_io.to_plain(self.containers),
+                "warnings": self.warnings_given,
             }
         )
         return header, dict(self.files)
@@ -168,6 +173,7 @@ class GeneratedC:
             workspace_size,
             [str(d) for d in plain["dims"]],
             container_io.from_plain(plain["containers"]),
+            [str(text) for text in plain.get("warnings", [])],
         )
 
 
@@ -243,8 +249,20 @@ def generate_with(
         else:
             if progress is not None:
                 progress.step("compilation cache", "hit: import, lowering and C printing skipped")
+            for text in generated.warnings_given:
+                warnings.warn(text, OnnxcWarning, stacklevel=2)
             return generated
-    generated = _generate(proto, c_name, options, None, progress)
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            generated = _generate(proto, c_name, options, None, progress)
+    finally:  # passed on as they came (under the caller's filters), failed or not
+        for given in caught:
+            warnings.warn_explicit(given.message, given.category, given.filename, given.lineno)
+    generated.warnings_given = [
+        str(w.message) for w in caught if issubclass(w.category, OnnxcWarning)
+    ]
     entry = generated.to_entry()
     if entry is not None:
         compile_cache.write(key, *entry)
@@ -463,7 +481,7 @@ def compile_with(
     generated = generate_with(model, options, cache=cache, progress=progress)
     if not chosen.is_host:
         if not generated.bounded:
-            # quoted as the shell needs them: a dim_param may be '?' or hold spaces
+            # quoted as the shell needs them: a dim_param may hold spaces
             free = ", ".join(map(shlex.quote, generated.dims)) or "sizes computed from data"
             raise UnsupportedError(
                 f"{generated.name}: target {chosen.name} needs every dimension bounded, "

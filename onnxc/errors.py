@@ -4,7 +4,10 @@ Every problem a user can cause, and every failure of a tool onnxc drives, is an
 `OnnxcError`: the message is one line that names what is wrong (the file, node,
 operator, tensor or dimension) and how to fix it where that is known. The
 command line prints it as `onnxc: error: ...` without a traceback. The
-subclasses say which layer gave up, for callers that care.
+subclasses say which layer gave up, for callers that care. What onnxc
+tolerates but the user should know of (a declaration it drops) is an
+`OnnxcWarning` through Python's `warnings`, one line too: the command line
+prints it as `onnxc: warning: ...`; the library stays otherwise silent.
 """
 
 from __future__ import annotations
@@ -29,6 +32,11 @@ def first_line(error: BaseException) -> str:
 class OnnxcError(Exception):
     """A problem with the model, the options or the tools: one line, no
     traceback needed to understand it."""
+
+
+class OnnxcWarning(UserWarning):
+    """Something in the model onnxc works around (a declared shape that
+    contradicts shape inference, dropped): one line naming the value."""
 
 
 class UnsupportedError(OnnxcError):

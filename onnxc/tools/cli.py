@@ -17,7 +17,9 @@ every node that cannot be compiled yet (exit status 1 if any); `cache info`
 counts the cached compilations and C builds and `cache clear` removes them.
 `compile`, `run` and `check` report their stages and seconds on stderr when it
 is a terminal or with `--verbose` (never with `--quiet`; see `onnxc.progress`).
-Problems with the input print one line on stderr and exit with status 1.
+Problems with the input print one line on stderr and exit with status 1;
+what onnxc works around in a model (`OnnxcWarning`) prints one line
+`onnxc: warning: ...` (not with `--quiet`).
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
-from onnxc.errors import OnnxcError
+from onnxc.errors import OnnxcError, OnnxcWarning
 from onnxc.frontend.prepare import REWRITE_NAMES
 from onnxc.lowering import STAGE_NAMES
 from onnxc.tools.cli_args import compile_options, progress_of, writable_folder
@@ -405,10 +408,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """An `OnnxcWarning` as one line, as errors are; others as Python shows them."""
+    if issubclass(category, OnnxcWarning):
+        print(f"onnxc: warning: {message}", file=sys.stderr)
+    else:
+        print(
+            warnings.formatwarning(message, category, filename, lineno, line),
+            file=sys.stderr,
+            end="",
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.handler(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            if getattr(args, "quiet", False):
+                warnings.simplefilter("ignore", OnnxcWarning)
+            return args.handler(args)
     except OnnxcError as error:
         print(f"onnxc: error: {error}", file=sys.stderr)
         return 1

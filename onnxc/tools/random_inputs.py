@@ -14,12 +14,18 @@ from onnxc.errors import OnnxcError
 def random_input(spec: TensorSpec, known: dict[str, int], rng: np.random.Generator) -> np.ndarray:
     """Random values of the input's shape and element type: standard normal
     floats, integers in [0, 10), booleans. Free dims take their sizes from
-    `known`; the others need --dim."""
+    `known`; the others need sizes, which the error asks for with flags that
+    work: `--dim NAME=SIZE` once per name, or `--shape` for a name `--dim`
+    cannot take (one with `=`)."""
     shape = spec.shape_for(known)
     if shape is None:
-        free = [d for d in spec.shape if not isinstance(d, int) and d not in known]
-        named = ", ".join(shlex.quote(str(d)) for d in free if d is not None)
-        hint = " ".join(f"--dim {shlex.quote(str(d))}=SIZE" for d in free if d is not None)
+        free = list(dict.fromkeys(d for d in spec.shape if isinstance(d, str) and d not in known))
+        if free and all("=" not in d for d in free):
+            hint = " ".join(f"--dim {shlex.quote(d)}=SIZE" for d in free)
+        else:
+            sizes = ",".join(str(d) if isinstance(d, int) else "SIZE" for d in spec.shape)
+            hint = f"--shape {shlex.quote(f'{spec.name}={sizes}')}"
+        named = ", ".join(map(shlex.quote, free)) or "sizes it cannot know"
         raise OnnxcError(
             f"input '{spec.name}' has free dimension(s) {named}; give their sizes: {hint}"
         )

@@ -78,10 +78,10 @@ def test_random_takes_free_dims_from_dim(capsys, tmp_path):
 
 
 def test_random_names_free_dims_shell_safely(capsys, tmp_path):
-    model = _save_model(tmp_path / "m.onnx", TensorProto.FLOAT, ["?", 4])
+    model = _save_model(tmp_path / "m.onnx", TensorProto.FLOAT, ["batch size", 4])
     line = _error_line(capsys, "run", model, "--random")
-    assert "--dim '?'=SIZE" in line
-    assert "--dim ?=" not in line
+    assert "--dim 'batch size'=SIZE" in line
+    assert "--dim batch size=" not in line
 
 
 def test_save_writes_the_outputs(capsys, tmp_path):
@@ -203,10 +203,9 @@ def test_error_paths_print_no_traceback(tmp_path):
 
 
 def test_unbounded_dims_hint_is_shell_safe(capsys, tmp_path):
-    model = _save_model(tmp_path / "m.onnx", TensorProto.FLOAT, ["?", 4])
+    model = _save_model(tmp_path / "m.onnx", TensorProto.FLOAT, ["batch size", 4])
     line = _error_line(capsys, "run", model, "--target", "cortex-m4", "--random")
-    assert "'?' is not" in line and "--dim NAME=N" in line
-    assert "--dim ?" not in line
+    assert "'batch size' is not" in line and "--dim NAME=N" in line
 
 
 def test_string_tensors_run_save_and_compare(capsys, tmp_path):

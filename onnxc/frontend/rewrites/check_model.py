@@ -64,16 +64,27 @@ def _tensor_shapes(type_proto: onnx.TypeProto) -> Iterator[onnx.TensorShapeProto
         yield from _tensor_shapes(type_proto.map_type.value_type)
 
 
+UNNAMED = frozenset({"", "?"})
+"""dim_params that name no dimension: exporters (Paddle's) write `?` for
+"unknown", and onnxruntime reads each as a dimension of its own, never as
+one name shared by every dimension so written."""
+
+
 def _settle_dims(model: onnx.ModelProto) -> bool:
     """The declared dimensions, before onnx's shape inference and version
     converter read them (a negative one crashes them, GatherND's indices'
     last): -1, which onnxruntime reads as unknown, becomes an unknown
-    dimension; another negative size is refused. Says whether one changed."""
+    dimension, and so does an `UNNAMED` dim_param (a graph input's is then
+    named `INPUT_dimK` by `bind-dimensions`, as any unknown one); another
+    negative size is refused. Says whether one changed."""
     values = [*_value_infos(model.graph), *(v for f in model.functions for v in f.value_info)]
     changed = False
     for value in values:
         for shape in _tensor_shapes(value.type):
             for dim in shape.dim:
+                if dim.HasField("dim_param") and dim.dim_param in UNNAMED:
+                    dim.Clear()
+                    changed = True
                 if not dim.HasField("dim_value") or dim.dim_value >= 0:
                     continue
                 if dim.dim_value != -1:
@@ -147,8 +158,8 @@ def _check_nodes(nodes: Iterable[onnx.NodeProto], opset: int | None) -> None:
 
 
 def check_model(state: ModelState) -> bool:
-    """Check the model, its declared dimensions (-1 made unknown), read its
-    opset, refuse what onnxc does not import."""
+    """Check the model, its declared dimensions (-1 and `?` made unknown),
+    read its opset, refuse what onnxc does not import."""
     try:
         onnx.checker.check_model(state.model)
     except Exception as error:
