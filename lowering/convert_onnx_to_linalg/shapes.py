@@ -165,13 +165,14 @@ class Shapes(IndexArith):
             self._check(fits, message)
 
     def _available(self, value: SSAValue) -> bool:
-        """Whether `value` may be used where the op being rewritten is: it is
-        defined in a block around it, not inside a region of some op (the
-        sizes a Loop's body computes for its results)."""
+        """Whether `value` may be used where run-time arithmetic is built now:
+        it is defined in a block around that point, not inside a region of
+        some op (the sizes a Loop's body computes for its results)."""
         owner = value.owner
         block = owner if isinstance(owner, Block) else owner.parent_block()
-        current = self.rewriter.current_operation if self.rewriter else None
-        where = current.parent_block() if current else self.function.body.block
+        where: Block | None = (
+            self.rewriter.insertion_point.block if self.rewriter else self.function.body.block
+        )
         while where is not None:
             if where is block:
                 return True

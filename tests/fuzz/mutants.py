@@ -17,7 +17,8 @@ the same whenever it is made, alone or in a campaign.
 from a parent that has imported (and warmed up) onnxc, with stdout and
 stderr in files, its address space limited (`RLIMIT_AS`, 6 GiB) and a
 timeout. The outcome is good when the child exits with 0, or with 1 and
-exactly one line on stderr that starts `onnxc: error:`; bad otherwise: a
+exactly one line on stderr that starts `onnxc: error:` (after any one-line
+`onnxc: warning:`s); bad otherwise: a
 traceback, other output with the error (noise), another exit status, a
 signal, or a timeout. A bad outcome's cause is the innermost frame and the
 exception type (for a signal or a timeout: the innermost frame faulthandler
@@ -873,6 +874,8 @@ def classify(status: int | None, output: str) -> Outcome:
     """The outcome of a child that ended with wait status `status` (None:
     timed out) and wrote `output` on stderr."""
     lines = [line for line in output.splitlines() if line.strip()]
+    # one-line warnings (a dropped declaration) may precede the outcome
+    lines = [line for line in lines if not line.startswith("onnxc: warning:")]
     frames = list(_FRAME.finditer(output))
     if status is None:  # faulthandler's dump: most recent call first
         where = _frame(frames[0]) if frames else "no Python frame"
