@@ -100,8 +100,13 @@ class Shapes(IndexArith):
             ]
         else:
             raise InternalError(f"internal error: no sizes for the buffer {value}")
+        shape = value_type.get_shape()
+        if any(s < 0 and s != DYNAMIC_INDEX for s in shape) or len(dynamic) != shape.count(
+            DYNAMIC_INDEX
+        ):  # what inference made of an invalid model (a negative scale)
+            raise UnsupportedError(f"a value of type {value_type} has no valid sizes")
         values = iter(dynamic)
-        return [s if s >= 0 else next(values) for s in value_type.get_shape()]
+        return [s if s >= 0 else next(values) for s in shape]
 
     def result_sizes(self, result: SSAValue, computed: Sequence[Size]) -> list[Size]:
         """The sizes to give `result`: its type's static sizes, the bound values

@@ -45,6 +45,7 @@ from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import onnx
+from onnxc.errors import UnsupportedError
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     OnnxLowering,
@@ -235,7 +236,10 @@ class ResizeOpLowering(OnnxLowering[onnx.ResizeOp]):
         """floor(scale * size + offset): an output size (the reference's
         int() of a positive double)."""
         if isinstance(scale, float) and isinstance(size, int):
-            return int(np.float64(scale) * size + offset)
+            value = np.float64(scale) * size + offset
+            if not np.isfinite(value) or value < 0:
+                raise UnsupportedError(f"Resize: a scale of {scale} gives no size")
+            return int(value)
         grown = add(here, mul(here, scale, of_index(here, self.shapes.index(size))), offset)
         return to_index(here, here.insert(math_dialect.FloorOp(grown)).result)
 

@@ -132,6 +132,8 @@ def _clash(declared: onnx.TypeProto, inferred: onnx.TypeProto | None) -> onnx.Ty
     ):
         return None
     ours, theirs = declared.tensor_type, inferred.tensor_type
+    if any(d.HasField("dim_value") and d.dim_value < 0 for d in theirs.shape.dim):
+        return None  # inference of an invalid model (a negative scale): its error stands
     if ours.elem_type and theirs.elem_type and ours.elem_type != theirs.elem_type:
         return inferred
     if not (ours.HasField("shape") and theirs.HasField("shape")):
