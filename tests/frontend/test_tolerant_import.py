@@ -226,3 +226,19 @@ def test_the_hint_names_only_dims_a_user_can_bind(
         assert re.fullmatch(rf"onnxc: error: .*give their sizes: {re.escape(hint)}", lines[0])
         code, lines = _cli(capsys, "run", path, "--random", "-q", *sizes)
         assert code == 0, lines
+
+
+def test_an_invalid_model_is_not_made_valid_by_dropping() -> None:
+    """A declaration is not dropped for an inferred shape with negative sizes
+    (a MaxPool window wider than its input): the model is invalid, and
+    inference's one-line error stands (a mutant found the traceback)."""
+    graph = helper.make_graph(
+        [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[240])],
+        "wide_window",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 31])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    with pytest.raises(OnnxcError, match="shape inference failed") as raised:
+        onnxc.compile(model, cache=False)
+    assert "\n" not in str(raised.value)
