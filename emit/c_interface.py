@@ -81,6 +81,7 @@ from onnxc.ir_names import (
     ARENA,
     DIMS,
     INPUT_NAMES,
+    MAX_BUFFER_BYTES_32,
     MAX_DIMS,
     MAX_STATIC_ARENA,
     OUTPUT_NAMES,
@@ -162,10 +163,6 @@ def _banner(version: str, options_comment: str, what: str) -> str:
     if options_comment:
         lines.append(" * " + c_comment(f"Options: {options_comment}")[3:-3])
     return "\n".join(lines) + "\n */"
-
-
-PTRDIFF_MAX_32 = 2**31 - 1
-"""The largest ptrdiff_t of a 32-bit target."""
 
 
 def _guard(lines: list[str], condition: str, status: str, indent: str = "  ") -> None:
@@ -309,7 +306,7 @@ class ModelPrinter:
         """An #error when C whose run-time sizes are checked against a 64-bit
         target's limits is compiled where ptrdiff_t is narrower: its limit
         constants would not fit, and the checks would not hold."""
-        if not self.dynamic or self.limits.buffer_bytes <= PTRDIFF_MAX_32:
+        if not self.dynamic or self.limits.buffer_bytes <= MAX_BUFFER_BYTES_32:
             return []
         return [
             "#if PTRDIFF_MAX < INT64_MAX",

@@ -18,6 +18,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnxc
+from tests.e2e.run_time import target_for
 from tests.mcu.tools import needs_arm
 
 ort = pytest.importorskip("onnxruntime")
@@ -352,8 +353,7 @@ def test_matches_onnxruntime_at_every_size(name: str) -> None:
 def test_builds_warning_free(name: str, compiler: str, tmp_path: Path) -> None:
     if shutil.which(compiler) is None:
         pytest.skip(f"{compiler} not installed")
-    target = "cortex-m4" if compiler.startswith("arm") else "host"  # its C for its width
-    generated = onnxc.generate_c(MODELS[name].proto(), name=name, target=target)
+    generated = onnxc.generate_c(MODELS[name].proto(), name=name, target=target_for(compiler))
     generated.write(tmp_path)
     flags = ARM if compiler.startswith("arm") else []
     for source in generated.c_files():

@@ -29,6 +29,7 @@ from onnx.backend.test.case.node import _image_decoder_data as frozen
 
 import onnxc
 from onnxc.runtime_c import runtime_files
+from tests.e2e.run_time import target_for
 
 FORMATS = ("RGB", "BGR", "Grayscale")
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O2", "-c"]
@@ -546,8 +547,7 @@ def test_mutated_streams_never_crash() -> None:
 def test_generated_c_builds_warning_free(compiler: str, tmp_path: Path) -> None:
     if shutil.which(compiler) is None:
         pytest.skip(f"{compiler} not installed")
-    target = "cortex-m4" if compiler.startswith("arm") else "host"  # its C for its width
-    generated = onnxc.generate_c(model("RGB"), name="image", target=target)
+    generated = onnxc.generate_c(model("RGB"), name="image", target=target_for(compiler))
     generated.write(tmp_path)
     assert "onnxc_image.c" in generated.c_files()
     cpu = ["-mcpu=cortex-m4", "-mthumb"] if compiler.startswith("arm") else []
