@@ -2,7 +2,8 @@
 the runner that applies them (`prepare_model`).
 
 Before the graph importer builds IR, the proto is checked, inlined,
-upgraded to the dialect's opset, its dimensions bound, its sequences and
+upgraded to the dialect's opset, the operators of other domains it can
+express expanded into default-domain nodes, its dimensions bound, its sequences and
 optionals resolved into tensors, and its shapes inferred; then rounds of
 folding and typing make every rank known that can be (each round runs the
 first rewrite that changes something, then infers again). Each step is a
@@ -25,6 +26,7 @@ from onnxc.folding import MAX_ROUNDS
 from onnxc.frontend.rewrites.bind_dimensions import BIND_DIMENSIONS
 from onnxc.frontend.rewrites.check_model import CHECK_MODEL
 from onnxc.frontend.rewrites.constant_branches import INLINE_CONSTANT_BRANCHES
+from onnxc.frontend.rewrites.expand_operators import EXPAND_OPERATORS
 from onnxc.frontend.rewrites.fold_constant_nodes import FOLD_CONSTANT_NODES
 from onnxc.frontend.rewrites.infer_shapes import INFER_SHAPES, settled
 from onnxc.frontend.rewrites.inline_functions import INLINE_FUNCTIONS
@@ -46,6 +48,7 @@ REWRITES: tuple[Step, ...] = (
     UNBATCH_SCANS,
     UPGRADE_OPSET,
     RESTORE_SCANS,
+    EXPAND_OPERATORS,
     BIND_DIMENSIONS,
     RESOLVE_CONTAINERS,
     INFER_SHAPES,

@@ -22,6 +22,7 @@ from onnxc import element_types
 from onnxc.containers import ShapeArgument
 from onnxc.errors import OnnxcError
 from onnxc.frontend import DOMAINS, ModelLike, load_model, prepare_model
+from onnxc.frontend.rewrites.check_model import foreign_reason
 from onnxc.frontend.sequences.operators import RESOLVED_OPS
 from onnxc.progress import Progress
 
@@ -71,7 +72,10 @@ def _node_gaps(model: onnx.ModelProto) -> list[Gap]:
         name = node.name or f"{node.op_type}_{index}"
         domain = node.domain or "ai.onnx"
         if node.domain not in DOMAINS:
-            reason = f"domain '{node.domain}' is not supported (only ai.onnx and ai.onnx.ml are)"
+            foreign = foreign_reason(node)
+            if foreign is None:  # an expansion replaces it
+                continue
+            reason = foreign
         elif node.op_type not in lowered and node.op_type not in RESOLVED_OPS.get(
             "" if domain == "ai.onnx" else domain, ()
         ):

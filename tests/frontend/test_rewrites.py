@@ -166,6 +166,32 @@ def test_upgrade_opset() -> None:
         prepare_model(newer)
 
 
+def test_expand_operators() -> None:
+    gelu = h.make_node("Gelu", ["x"], ["g"], domain="com.microsoft")
+    body = h.make_graph(
+        [h.make_node("Gelu", ["g"], ["b"], domain="com.microsoft")],
+        "body",
+        [],
+        [value("b", T.FLOAT, [2])],
+    )
+    branch = h.make_node("If", ["c"], ["y"], then_branch=body, else_branch=body)
+    model = _model(
+        [gelu, branch],
+        [value("x", T.FLOAT, [2]), value("c", T.BOOL, [])],
+        [value("y", T.FLOAT, [2])],
+    )
+    model.opset_import.append(h.make_opsetid("com.microsoft", 1))
+    before, expanded = after("expand-operators", model)
+    assert _ops(before) == ["Gelu", "If"] and before.graph.node[0].domain == "com.microsoft"
+    assert [(n.domain, n.op_type) for n in expanded.graph.node] == [("", "Gelu"), ("", "If")]
+    (inner,) = expanded.graph.node[1].attribute[0].g.node
+    assert (inner.domain, inner.op_type, list(inner.output)) == ("", "Gelu", ["b"])
+    unknown = onnx.ModelProto.FromString(model.SerializeToString())
+    unknown.graph.node[0].op_type = "NoSuchOp"
+    with pytest.raises(OnnxcError, match=r"operator com\.microsoft\.NoSuchOp is not supported"):
+        prepare_model(unknown)
+
+
 def test_bind_dimensions() -> None:
     model = _model(
         [h.make_node("Relu", ["x"], ["y"])],

@@ -2,8 +2,9 @@
 inference and onnx's C++ trusts (declared dimensions, the inputs and outputs
 of control-flow bodies, Split's outputs: wrong ones crash it or the rewrites
 that follow), the default-domain opset, and (unless `foreign`) the domains:
-nodes of domains onnxc does not import are refused, naming the node, and
-ai.onnx.ml nodes must be of versions it knows."""
+nodes of domains onnxc does not import, and that no expansion replaces
+(`expansions/`), are refused, naming the node, and ai.onnx.ml nodes must be of
+versions it knows."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from collections.abc import Iterable, Iterator
 import onnx
 
 from onnxc.dialects import onnx_ml
-from onnxc.errors import OnnxcError, first_line
+from onnxc.errors import OnnxcError, UnsupportedError, first_line
 from onnxc.frontend.domains import DOMAINS, node_label_at
+from onnxc.frontend.expansions import EXPANSIONS, expansion_of
 from onnxc.frontend.rewrites import ml_domain
 from onnxc.frontend.state import ModelState, Rewrite
 
@@ -29,14 +31,40 @@ def _default_opset(model: onnx.ModelProto) -> int | None:
     raise OnnxcError("the model imports no default-domain (ai.onnx) opset") from None
 
 
+def _nodes(graph: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
+    """The nodes of `graph` and of its subgraphs."""
+    for node in graph.node:
+        yield node
+        for attribute in node.attribute:
+            for subgraph in [attribute.g] if attribute.HasField("g") else attribute.graphs:
+                yield from _nodes(subgraph)
+
+
+def foreign_reason(node: onnx.NodeProto) -> str | None:
+    """Why onnxc cannot import `node` of a domain other than the ones it
+    lowers, None when an expansion replaces it."""
+    if expansion_of(node.domain, node.op_type) is not None:
+        return None
+    known = sorted(EXPANSIONS.get(node.domain, {}))
+    if known:
+        return (
+            f"operator {node.domain}.{node.op_type} is not supported (of domain "
+            f"'{node.domain}', onnxc compiles {', '.join(known)})"
+        )
+    return (
+        f"operator domain '{node.domain}' is not supported (onnxc compiles the default "
+        f"ai.onnx domain, ai.onnx.ml, and operators of {', '.join(sorted(EXPANSIONS))})"
+    )
+
+
 def _reject_foreign_domains(model: onnx.ModelProto) -> None:
     local = {(f.domain, f.name) for f in model.functions}
-    for index, node in enumerate(model.graph.node):
-        if node.domain not in DOMAINS and (node.domain, node.op_type) not in local:
-            raise OnnxcError(
-                f"{node_label_at(node, index)}: operator domain '{node.domain}' "
-                "is not supported (only the default ai.onnx domain and ai.onnx.ml are)"
-            )
+    for index, node in enumerate(_nodes(model.graph)):
+        if node.domain in DOMAINS or (node.domain, node.op_type) in local:
+            continue
+        reason = foreign_reason(node)
+        if reason is not None:
+            raise UnsupportedError(f"{node_label_at(node, index)}: {reason}")
 
 
 def _value_infos(graph: onnx.GraphProto) -> Iterator[onnx.ValueInfoProto]:
