@@ -109,11 +109,12 @@ class Expander:
             else list(outputs)
         )
         node = helper.make_node(
-            op_type,
-            [name or "" for name in inputs],
-            names,
-            name=self.fresh(op_type),
-            **{k: v for k, v in attributes.items() if v is not None},
+            op_type, [name or "" for name in inputs], names, name=self.fresh(op_type)
+        )
+        node.attribute.extend(
+            helper.make_attribute(key, value)
+            for key, value in sorted(attributes.items())
+            if value is not None
         )
         self.nodes.append(node)
         return names
