@@ -1,6 +1,6 @@
 """Compile time, peak memory and C size of large models (issue: big models).
 
-    python benchmarks/big_models.py [--models minilm,cnn20,bertbase] [--dir DIR]
+    python benchmarks/big_models.py [--models minilm,cnn20,bertbase,resnet50] [--dir DIR]
 
 Each model is exported from PyTorch with random weights (seeded), then
 compiled and built for the host in a fresh process, which reports each
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import onnx
 
-MODELS = ("minilm", "cnn20", "bertbase")
+MODELS = ("minilm", "cnn20", "bertbase", "resnet50")
 
 
 def _encoder(vocab: int, hidden: int, layers: int, heads: int, ffn: int):  # noqa: ANN202
@@ -84,6 +84,10 @@ def export(name: str, folder: Path) -> Path:
         model, example = _encoder(30522, 384, 6, 12, 1536)
     elif name == "bertbase":
         model, example = _encoder(30522, 768, 12, 12, 3072)
+    elif name == "resnet50":
+        from resnets import resnet  # noqa: PLC0415 - beside this file
+
+        model, example = resnet(name)
     else:
         model, example = _cnn()
     torch.onnx.export(model, (example,), str(path), dynamo=False, opset_version=17)

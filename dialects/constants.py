@@ -2,7 +2,8 @@
 
 Small constants (shapes, axes, scalars) stay inline as dense elements so the IR
 reads well; larger ones (weights) become `dense_resource` handles whose bytes
-live in the builtin dialect's resource blob storage. Both keep raw bytes: no
+live in the builtin dialect's resource blob storage (`resource_blobs.py`).
+Both keep raw bytes: no
 per-element Python objects, so multi-megabyte models stay fast to print and
 rewrite. Resources are printed in the module's `dialect_resources` section as
 MLIR does, so the textual IR round-trips.
@@ -11,14 +12,12 @@ MLIR does, so the textual IR round-trips.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import numpy as np
-from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
     AnyDenseElement,
-    Builtin,
     BytesAttr,
     ContainerType,
     DenseIntOrFPElementsAttr,
@@ -27,17 +26,15 @@ from xdsl.dialects.builtin import (
     RankedStructure,
     TensorType,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.utils.hints import isa
 
 from onnxc import element_types
+from onnxc.dialects import resource_blobs
 from onnxc.dialects.onnxc_strings import STRING, StringElementsAttr
 
 INLINE_LIMIT = 16
 """Constants with more elements than this become resources."""
-
-_BLOB_ALIGNMENT_PREFIX = (4).to_bytes(4, "little")
-"""MLIR blobs start with their alignment as a little-endian uint32."""
 
 
 def numpy_dtype(element_type: Attribute) -> np.dtype:
@@ -57,12 +54,6 @@ def _storage(array: np.ndarray, element_type: Attribute) -> bytes:
     (one storage element each: bool as a byte 0/1, the 4-bit and 2-bit types
     as a byte each, see `ElementType.storage_dtype`)."""
     return _row(element_type).to_storage(array).tobytes()
-
-
-def _blob_storage() -> OpAsmDialectInterface:
-    interface = Builtin.get_interface(OpAsmDialectInterface)
-    assert interface is not None
-    return interface
 
 
 def text(value: object) -> str:
@@ -88,9 +79,9 @@ def dense_attr(
 def resource_attr(array: np.ndarray, tensor_type: TensorType, hint: str) -> DenseResourceAttr:
     """A `dense_resource` holding `array`, under a handle derived from `hint`."""
     data = _storage(array, tensor_type.get_element_type())
-    storage = _blob_storage()
-    handle = storage.declare_resource(re.sub(r"[^A-Za-z0-9_.]", "_", hint) or "blob")
-    storage.parse_resource(handle, "0x" + (_BLOB_ALIGNMENT_PREFIX + data).hex())
+    blobs = resource_blobs.storage()
+    handle = blobs.declare_resource(re.sub(r"[^A-Za-z0-9_.]", "_", hint) or "blob")
+    blobs.store(handle, data)
     return DenseResourceAttr.from_params(handle, tensor_type)
 
 
@@ -116,10 +107,9 @@ def elements_to_numpy(attr: Attribute) -> np.ndarray:
         shaped = attr.type
         # Every ShapedType xDSL has (tensor, memref, vector) is also a container.
         assert isinstance(shaped, ContainerType)
-        blob = _blob_storage().lookup(attr.resource_handle.data)
-        if not blob:
+        raw = resource_blobs.storage().data(attr.resource_handle.data)
+        if raw is None:
             raise ValueError(f"resource '{attr.resource_handle.data}' has no data")
-        raw = bytes.fromhex(blob[2:])[len(_BLOB_ALIGNMENT_PREFIX) :]
     else:
         raise TypeError(f"not an elements attribute: {attr}")
     row = _row(shaped.get_element_type())
@@ -133,18 +123,34 @@ def elements_to_numpy(attr: Attribute) -> np.ndarray:
 
 def release_resources(handles: set[str]) -> None:
     """Forget resource blobs that are no longer referenced (after a compile)."""
-    storage = _blob_storage()
+    blobs = resource_blobs.storage()
     for handle in handles:
-        storage._blob_storage.pop(handle, None)  # pyright: ignore[reportPrivateUsage]
+        blobs.forget(handle)
+
+
+def referenced_resources(module: Operation) -> set[str]:
+    """The resource handles the operations of `module` hold."""
+    found: set[str] = set()
+    for op in module.walk():
+        for attr in [*op.properties.values(), *op.attributes.values()]:
+            if isinstance(attr, DenseResourceAttr):
+                found.add(attr.resource_handle.data)
+    return found
 
 
 @contextmanager
-def released_resources() -> Iterator[None]:
+def released_resources() -> Iterator[Callable[[Operation], None]]:
     """Forget the resource blobs declared inside the block when it ends, so a
-    compilation leaves no weights behind in xDSL's global blob storage."""
-    storage = _blob_storage()
-    before = set(storage._blob_storage)  # pyright: ignore[reportPrivateUsage]
+    compilation leaves no weights behind in xDSL's global blob storage. The
+    block gets a function that forgets, at once, those of them a module no
+    longer holds (a lowering stage's garbage: weights packed anew, constants
+    that became globals), so that a big model's weights are not kept twice."""
+    before = resource_blobs.storage().keys()
+
+    def collect(module: Operation) -> None:
+        release_resources(resource_blobs.storage().keys() - before - referenced_resources(module))
+
     try:
-        yield
+        yield collect
     finally:
-        release_resources(set(storage._blob_storage) - before)  # pyright: ignore[reportPrivateUsage]
+        release_resources(resource_blobs.storage().keys() - before)

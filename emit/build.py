@@ -117,7 +117,8 @@ def make_cdef(header_source: str, name: str) -> str:
     """The cffi declarations of a generated header: prototypes, sizes, tables."""
     lines = [_runtime_typedefs()]
     for m in re.finditer(
-        rf"^#define ({name}_(?:WORKSPACE_SIZE|NUM_INPUTS|NUM_OUTPUTS|NUM_DIMS)) (\d+)$",
+        rf"^#define ({name}_(?:WORKSPACE_SIZE|NUM_INPUTS|NUM_OUTPUTS|NUM_DIMS|WEIGHTS_BYTES))"
+        r" (\d+)$",
         header_source,
         re.M,
     ):
@@ -127,7 +128,8 @@ def make_cdef(header_source: str, name: str) -> str:
         f"extern const onnxc_tensor_info {name}_outputs[];",
     ]
     prototypes = re.findall(
-        rf"^(?:int|size_t) {name}_(?:run|run_with_workspace|invoke|workspace_size)\([^;]*\);",
+        rf"^(?:int|size_t) {name}_(?:run|run_with_workspace|invoke|workspace_size|set_weights)"
+        r"\([^;]*\);",
         header_source,
         re.M,
     )
@@ -294,10 +296,18 @@ class CompiledC:
     model computes gets its bound, or the size a first attempt reports), and
     remembers the sizes that worked for those input shapes."""
 
-    def __init__(self, extension: ModuleType, name: str) -> None:
+    def __init__(self, extension: ModuleType, name: str, weights: np.ndarray | None = None) -> None:
         self.ffi: Any = extension.ffi
         self.lib: Any = extension.lib
         self.name = name
+        self.weights = weights
+        """The weights file's bytes the C reads (kept alive with the model)."""
+        if weights is not None:
+            status = getattr(self.lib, f"{name}_set_weights")(
+                self.ffi.from_buffer(weights), weights.size
+            )
+            if status != 0:
+                raise status_error(name, status)
         self.invoke = getattr(self.lib, f"{name}_invoke")
         self.size_function = getattr(self.lib, f"{name}_workspace_size", None)
         num_inputs = int(getattr(self.lib, f"{name}_NUM_INPUTS"))

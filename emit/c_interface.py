@@ -39,6 +39,7 @@ import math
 import re
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -63,7 +64,7 @@ from onnxc.dialects.onnxc import (
 )
 from onnxc.dialects.onnxc_strings import STRING, StringGlobalOp
 from onnxc.element_types import ElementType
-from onnxc.emit import c_strings
+from onnxc.emit import c_strings, c_weight_blob
 from onnxc.emit.c_names import Namer, c_comment, c_string, sanitize
 from onnxc.emit.c_printer import BodyPrinter, Memref, mul
 from onnxc.emit.c_types import row, storage_literals, storage_values
@@ -150,6 +151,8 @@ class PrintedC:
     outputs: list[TensorSpec]
     workspace_size: int | None
     dims: list[str]
+    weights: np.ndarray | None = None
+    """The contents of `NAME.weights` (uint8) when the weights are a binary file."""
 
 
 def _string_list(attr: Attribute | None) -> list[str] | None:
@@ -189,6 +192,8 @@ class ModelPrinter:
         self.names: dict[SSAValue, str] = {}
         self.memrefs: dict[SSAValue, Memref] = {}
         self.global_names: dict[str, str] = {}
+        self.blob: np.ndarray | None = None
+        """The weights file's contents, when the weights are one (`weights`)."""
         self.arena_size = 0
         self.arena_value: SSAValue | None = None
         self.short_output = ""
@@ -421,10 +426,13 @@ class ModelPrinter:
 
     # --- file-level parts ---------------------------------------------------------
 
-    def weights(self, separate: bool) -> tuple[list[str], list[str]]:
+    def weights(self, separate: bool, binary: bool = False) -> tuple[list[str], list[str]]:
         """Weight definitions (see `c_weights`), and (when `separate`) the
         `extern` declarations NAME.c needs: separate weights get external
-        linkage, prefixed NAME_."""
+        linkage, prefixed NAME_. When `binary`, the weights of more than
+        `LISTED_BYTES` go to the weights file instead (`c_weight_blob`; its
+        contents in `self.blob`) and are read at their offsets in it."""
+        blob = c_weight_blob.WeightBlob() if binary else None
         out: list[str] = []
         declarations: list[str] = []
         storage = "" if separate else "static "
@@ -444,6 +452,11 @@ class ModelPrinter:
                 continue
             raw = bytes(g.initial_value.data.data)
             values = storage_values(raw, t.element_type, count)
+            if blob is not None and values.nbytes > LISTED_BYTES:
+                offset = blob.add(little_endian_bytes(values))
+                as_bytes = True
+                self.global_names[sym] = c_weight_blob.access(self.name, ct, offset)
+                continue
             if values.nbytes > LISTED_BYTES:
                 data = little_endian_bytes(values)
                 as_bytes = True
@@ -468,6 +481,9 @@ class ModelPrinter:
             definition, declaration = c_strings.global_lines(g, name, storage)
             out += definition
             declarations.append(f"extern {declaration};")
+        if blob is not None:
+            self.blob = blob.finish()
+            out = [*c_weight_blob.c_lines(self.name, self.blob), *out]
         if as_bytes:
             out = [*LITTLE_ENDIAN_CHECK, "", *out]
         return out, (declarations + [""] if separate and declarations else [])
@@ -529,6 +545,8 @@ class ModelPrinter:
         lines: list[str] = []
         _guard(lines, " || ".join(nulls), "ONNXC_ERR_NULL_ARG")
         _guard(lines, "(uintptr_t)workspace % ONNXC_ARENA_ALIGN != 0", "ONNXC_ERR_MISALIGNED")
+        if self.blob is not None:
+            _guard(lines, f"{self.name}_weight_data == NULL", "ONNXC_ERR_WEIGHTS")
         for c_name, _, interval in self.dims:
             condition = f"{c_name} < 0"
             if interval.high != INFINITY:
@@ -689,6 +707,8 @@ class ModelPrinter:
             what = "one inference needs" if not self.dynamic else "the largest sizes need"
             lines += [f"/* Bytes of scratch memory (the arena) {what}. */"]
             lines += [f"#define {name}_WORKSPACE_SIZE {bound}"]
+        if self.blob is not None:
+            lines += c_weight_blob.header_lines(name, self.blob)
         lines += [
             f"#define {name}_NUM_INPUTS {n_in}",
             f"#define {name}_NUM_OUTPUTS {n_out}",
@@ -829,17 +849,20 @@ def print_c_files(
     options_comment: str = "",
     version: str = "unknown",
     separate_weights: bool = False,
+    binary_weights: bool = False,
 ) -> PrintedC:
     """Print `module` as C files: file name -> text, `NAME.c` and `NAME.h`, the
     optional runtime sources NAME.c calls (`runtime_c.sources_for`), and
     with `separate_weights` also `NAME_weights.c` holding every weight array
     (external `NAME_`-prefixed symbols), so large models can be built or placed
-    apart. `name` must be a C identifier; it prefixes every public symbol.
+    apart; with `binary_weights` the weights are the bytes `PrintedC.weights`
+    for `NAME.weights` instead (see `c_weight_blob`). `name` must be a C
+    identifier; it prefixes every public symbol.
     Raises `CEmitError` on IR outside the printer's contract."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
         raise CEmitError(f"model name {name!r} is not a C identifier")
     printer = ModelPrinter(module, name)
-    weights, declarations = printer.weights(separate_weights)
+    weights, declarations = printer.weights(separate_weights, binary_weights)
     tables = printer.tables()
     run = printer.entry_points(printer.body())
     includes = [
@@ -874,4 +897,4 @@ def print_c_files(
     inputs = [p.spec() for p in printer.params if p.is_input]
     outputs = [p.spec() for p in printer.params if not p.is_input]
     dims = [printer.dim_names[arg] for _, arg, _ in printer.dims]
-    return PrintedC(files, inputs, outputs, printer.workspace_bound(), dims)
+    return PrintedC(files, inputs, outputs, printer.workspace_bound(), dims, printer.blob)

@@ -24,7 +24,9 @@ DEFAULT_LIMIT_MB = 4096
 
 ENTRY_PREFIX = "generated-"
 ENTRY_SUFFIX = ".entry"
-"""How the compilation cache (`onnxc.compile_cache`) names its entries."""
+WEIGHTS_SUFFIX = ".weights"
+"""How the compilation cache (`onnxc.compile_cache`) names its entries, and
+the weights files beside the entries of models that have one."""
 
 
 def limit_bytes() -> int | None:
@@ -42,11 +44,17 @@ def limit_bytes() -> int | None:
 
 
 def compilation_entries() -> list[Path]:
-    """The compilation entries in the cache directory (not the C builds)."""
+    """The compilation entries in the cache directory and their weights files
+    (not the C builds)."""
     folder = cache_dir()
     if not folder.is_dir():
         return []
-    return sorted(folder.glob(f"{ENTRY_PREFIX}*{ENTRY_SUFFIX}"))
+    return sorted(
+        [
+            *folder.glob(f"{ENTRY_PREFIX}*{ENTRY_SUFFIX}"),
+            *folder.glob(f"{ENTRY_PREFIX}*{WEIGHTS_SUFFIX}"),
+        ]
+    )
 
 
 def cached_files() -> list[Path]:

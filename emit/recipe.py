@@ -34,9 +34,13 @@ def _shell_word(word: str) -> str:
     return f"'{word}'" if any(c in word for c in "\"' $()") else word
 
 
-def _makefile(name: str, sources: Sequence[str], target: Target, version: str) -> str:
+def _makefile(
+    name: str, sources: Sequence[str], target: Target, version: str, weights: str | None
+) -> str:
     opt_level = "2" if target.is_host else "s"
     defines = harness_flags(target, "$(NAME)")
+    if weights is not None:
+        defines.append(f'-DONNXC_HARNESS_WEIGHTS="{weights}"')
     if target.is_host:
         program, run = "$(NAME)_harness", "./$(PROGRAM)"
         ldflags = ["-Wl,--gc-sections", "-lm"]
@@ -128,13 +132,20 @@ def _cmake(name: str, sources: Sequence[str], target: Target, version: str) -> s
 
 
 def write_recipe(
-    directory: str | Path, name: str, sources: Sequence[str], target: Target, version: str
+    directory: str | Path,
+    name: str,
+    sources: Sequence[str],
+    target: Target,
+    version: str,
+    weights: str | None = None,
 ) -> list[Path]:
     """Write the Makefile, ``NAME.cmake`` and ``onnxc_harness.c`` into `directory`
-    (which already holds the model's `sources` and headers); return their paths."""
+    (which already holds the model's `sources` and headers, and its weights
+    file `weights` if it has one, which the harness then reads); return their
+    paths."""
     out = Path(directory)
     makefile = out / "Makefile"
-    makefile.write_text(_makefile(name, sources, target, version))
+    makefile.write_text(_makefile(name, sources, target, version, weights))
     cmake = out / f"{name}.cmake"
     cmake.write_text(_cmake(name, sources, target, version))
     harness = out / HARNESS_FILE

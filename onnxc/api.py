@@ -15,6 +15,7 @@ executes that ELF in the target's emulator.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import re
 import shlex
@@ -28,10 +29,12 @@ from typing import Any
 import numpy as np
 import onnx
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 
 from onnxc import __version__, compile_cache, container_io, element_types
 from onnxc.containers import Containers, ShapeArgument
 from onnxc.dialects.constants import released_resources
+from onnxc.emit import c_weight_blob
 from onnxc.emit.build import CompiledC, build_extension, is_built
 from onnxc.emit.c_interface import print_c_files
 from onnxc.emit.cross import EmulatedC, build_elf
@@ -71,6 +74,9 @@ class GeneratedC:
     warnings_given: list[str] = field(default_factory=list[str])
     """The `OnnxcWarning`s compiling the model gave, which a compilation-cache
     hit gives again (a dropped declaration is news on every compile)."""
+    weights: np.ndarray | None = None
+    """The contents of `NAME.weights` (uint8, aligned for the C) when the
+    weights are a binary file beside the C (`emit/c_weight_blob.py`)."""
 
     @property
     def bounded(self) -> bool:
@@ -102,6 +108,10 @@ class GeneratedC:
         """`NAME_weights.c` when the weights were written apart, else None."""
         return self.files.get(f"{self.name}_weights.c")
 
+    def weights_file(self) -> str | None:
+        """The name of the binary weights file `write` writes, if any."""
+        return None if self.weights is None else c_weight_blob.file_name(self.name)
+
     def c_files(self) -> list[str]:
         """The names of the model's .c files (to compile with the runtime's)."""
         return sorted(f for f in self.files if f.endswith(".c"))
@@ -115,6 +125,11 @@ class GeneratedC:
             for file_name, text in self.files.items():
                 write_text(out / file_name, text)
                 written.append(out / file_name)
+            blob_name = self.weights_file()
+            if self.weights is not None and blob_name is not None:
+                blob_path = out / blob_name
+                self.weights.tofile(blob_path)
+                written.append(blob_path)
             for source in runtime_files():
                 shutil.copyfile(source, out / source.name)
                 written.append(out / source.name)
@@ -146,6 +161,7 @@ class GeneratedC:
                 "dims": self.dims,
                 "containers": container_io.to_plain(self.containers),
                 "warnings": self.warnings_given,
+                "weights_file": self.weights is not None,
             }
         )
         return header, dict(self.files)
@@ -244,6 +260,10 @@ def generate_with(
     if stored is not None:
         try:
             generated = GeneratedC.from_entry(stored)
+            if json.loads(stored[0]).get("weights_file"):
+                generated.weights = compile_cache.read_weights(key)
+                if generated.weights is None:
+                    raise ValueError("its weights file is gone")
         except (ValueError, KeyError, TypeError):
             pass  # a corrupt entry is a miss: compiled again below and overwritten
         else:
@@ -265,6 +285,8 @@ def generate_with(
     ]
     entry = generated.to_entry()
     if entry is not None:
+        if generated.weights is not None:
+            compile_cache.write_weights(key, generated.weights)
         compile_cache.write(key, *entry)
     return generated
 
@@ -278,17 +300,19 @@ def _generate(
 ) -> GeneratedC:
     """The compiler itself: import, lower to loops, print C (each stage
     reported to `progress`, if given)."""
-    with released_resources():
-        module, imported = _import_and_lower(model, options, on_stage, progress)
+    with released_resources() as collect:
+        module, imported = _import_and_lower(model, options, on_stage, progress, collect)
         printed = print_c_files(
             module,
             c_name,
             options_comment=options.comment(),
             version=__version__,
             separate_weights=options.separate_weights,
+            binary_weights=options.weights_in_file(c_weight_blob.weight_bytes(module)),
         )
     if progress is not None:
-        progress.step("print C", f"{sum(len(t) for t in printed.files.values())} bytes")
+        blob = "" if printed.weights is None else f", weights file {printed.weights.size} bytes"
+        progress.step("print C", f"{sum(len(t) for t in printed.files.values())} bytes{blob}")
     return GeneratedC(
         c_name,
         printed.files,
@@ -298,6 +322,7 @@ def _generate(
         printed.workspace_size,
         printed.dims,
         imported.containers,
+        weights=printed.weights,
     )
 
 
@@ -306,24 +331,15 @@ def _import_and_lower(
     options: CompileOptions,
     on_stage: Callable[[str, ModuleOp], None] | None,
     progress: Progress | None,
+    collect: Callable[[Operation], None],
 ) -> tuple[ModuleOp, ImportedModel]:
     """Import `model` and lower it to loops, telling `progress` (if given) the
     end of loading, of the import (shape inference included) and of each
-    pipeline stage."""
+    pipeline stage. After each stage, `collect` drops the resource blobs the
+    module no longer holds, unless `on_stage` sees the stages (it may keep
+    them)."""
     proto = load_model(model)
-    if progress is None:
-        imported = import_model(
-            proto, dims=options.dims, shapes=options.shapes, max_dims=options.max_dims
-        )
-        module = lower(
-            imported.module,
-            "loops",
-            on_stage=on_stage,
-            target=options.target,
-            profile=options.profile,
-        )
-        return module, imported
-    if not isinstance(model, onnx.ModelProto):
+    if progress is not None and not isinstance(model, onnx.ModelProto):
         progress.step("load")
     nodes = len(proto.graph.node)
     imported = import_model(
@@ -331,26 +347,36 @@ def _import_and_lower(
         dims=options.dims,
         shapes=options.shapes,
         max_dims=options.max_dims,
-        on_node=lambda done, total: progress.count("import", done, total),
+        on_node=None
+        if progress is None
+        else (lambda done, total: progress.count("import", done, total)),
     )
-    progress.step("import", f"{nodes} node{'s' if nodes != 1 else ''}")
+    del proto
+    if progress is not None:
+        progress.step("import", f"{nodes} node{'s' if nodes != 1 else ''}")
 
     def stage_ended(stage: str, module: ModuleOp) -> None:
-        progress.step(f"lower: {stage}")
+        if progress is not None:
+            progress.step(f"lower: {stage}")
         if on_stage is not None:
             on_stage(stage, module)
+        else:
+            collect(module)
 
-    with reporting(lambda done, total: progress.count("lower: linalg", done, total)):
-        return (
-            lower(
-                imported.module,
-                "loops",
-                on_stage=stage_ended,
-                target=options.target,
-                profile=options.profile,
-            ),
-            imported,
+    counting = (
+        contextlib.nullcontext()
+        if progress is None
+        else reporting(lambda done, total: progress.count("lower: linalg", done, total))
+    )
+    with counting:
+        module = lower(
+            imported.module,
+            "loops",
+            on_stage=stage_ended,
+            target=options.target,
+            profile=options.profile,
         )
+    return module, imported
 
 
 def generate_c(
@@ -362,11 +388,14 @@ def generate_c(
     name: str | None = None,
     target: str = "host",
     separate_weights: bool = False,
+    binary_weights: bool | None = None,
     on_stage: Callable[[str, ModuleOp], None] | None = None,
     cache: bool = True,
 ) -> GeneratedC:
     """Compile `model` to C sources (nothing is built); with `separate_weights`
-    the weights go to their own file, `NAME_weights.c`. `on_stage(stage, module)`
+    the weights go to their own file, `NAME_weights.c`, with `binary_weights`
+    to the binary `NAME.weights` (None: when they are big, see `compile`).
+    `on_stage(stage, module)`
     sees the IR after each pipeline stage (see `onnxc.pipeline.lower`);
     `cache=False` compiles even when the compilation cache holds the result."""
     options = CompileOptions.make(
@@ -376,6 +405,7 @@ def generate_c(
         name=name,
         target=target,
         separate_weights=separate_weights,
+        binary_weights=binary_weights,
     )
     return generate_with(model, options, on_stage, cache=cache)
 
@@ -510,7 +540,7 @@ def compile_with(
     )
     if progress is not None:
         progress.step("C build", "cached" if built else "")
-    return CompiledModel(generated, CompiledC(extension, generated.name))
+    return CompiledModel(generated, CompiledC(extension, generated.name, generated.weights))
 
 
 def compile(  # noqa: A001 - the public name DESIGN.md gives
@@ -523,6 +553,7 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     target: str = "host",
     opt_level: int = 2,
     timeout: float = DEFAULT_TIMEOUT,
+    binary_weights: bool | None = None,
     cache: bool = True,
     progress: Progress | None = None,
 ) -> CompiledModel:
@@ -530,9 +561,12 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
 
     `dims` binds dim_params, `shapes` fixes whole input shapes, `max_dims`
     bounds dimensions left free, `name` is the C prefix (default: the file's
-    stem), `opt_level` the C compiler's -O level. `target` is "host" or an MCU
-    target from `TARGETS`: the model is then cross-compiled into an ELF and each
-    run executes it in the target's emulator, stopped after `timeout` seconds.
+    stem), `opt_level` the C compiler's -O level, `binary_weights` whether the
+    weights go to a binary file the loaded model maps instead of into the C
+    (None: above `onnxc.options.AUTO_BINARY_WEIGHTS` bytes on the host).
+    `target` is "host" or an MCU target from `TARGETS`: the model is then
+    cross-compiled into an ELF and each run executes it in the target's
+    emulator, stopped after `timeout` seconds.
     The generated C is cached (see `onnxc.compile_cache`): compiling the same
     model with the same options again skips the compiler; `cache=False` or
     `ONNXC_NO_CACHE=1` compiles anyway. The C build is cached apart.
@@ -547,5 +581,6 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
         target=target,
         opt_level=opt_level,
         timeout=timeout,
+        binary_weights=binary_weights,
     )
     return compile_with(model, options, cache=cache, progress=progress)

@@ -9,7 +9,9 @@ itself: its version, the source of its packages and C runtime, and the xDSL and
 onnx versions, so a changed compiler never serves an old entry. An entry is
 one file (a header line and the C texts as they are, so reading one back
 holds each text once), written to a temporary file in the cache directory and
-moved into place with `os.replace`, so a reader never sees half of one. This module only
+moved into place with `os.replace`, so a reader never sees half of one. A
+model whose weights are a binary file keeps it beside its entry
+(`write_weights`), mapped when read back. This module only
 stores and finds entries; `api.GeneratedC` encodes them. `ONNXC_NO_CACHE=1`
 turns the cache off.
 """
@@ -27,11 +29,12 @@ from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import numpy as np
 import onnx
 
 from onnxc import __version__
 from onnxc.emit.build import cache_dir
-from onnxc.emit.cache_limit import ENTRY_PREFIX, ENTRY_SUFFIX
+from onnxc.emit.cache_limit import ENTRY_PREFIX, ENTRY_SUFFIX, WEIGHTS_SUFFIX
 from onnxc.emit.text_files import write_slices
 from onnxc.options import CompileOptions
 from onnxc.targets import get_target
@@ -155,6 +158,46 @@ def write(key: str, header: str, files: Mapping[str, str]) -> None:
         prune(keep=target)
     except OSError:
         Path(temporary).unlink(missing_ok=True)
+
+
+def weights_path(key: str) -> Path:
+    """Where the weights file of the entry `key` is kept (models whose weights
+    are a binary file, `emit/c_weight_blob.py`)."""
+    return cache_dir() / f"{ENTRY_PREFIX}{key}{WEIGHTS_SUFFIX}"
+
+
+def write_weights(key: str, data: np.ndarray) -> None:
+    """Store the weights file of the entry `key` (before the entry itself,
+    so that an entry is never without them but when they were pruned)."""
+    target = weights_path(key)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{ENTRY_PREFIX}", suffix=".tmp"
+        )
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            data.tofile(stream)
+        os.replace(temporary, target)
+    except OSError:
+        Path(temporary).unlink(missing_ok=True)
+
+
+def read_weights(key: str) -> np.ndarray | None:
+    """The weights file of the entry `key`, mapped read-only (at a page
+    boundary, aligned as the C needs), or None when it is gone. The C checks
+    its header, so a damaged file is refused when the model is loaded."""
+    from onnxc.emit.cache_limit import touch
+
+    path = weights_path(key)
+    try:
+        mapped = np.memmap(path, dtype=np.uint8, mode="r")
+    except (OSError, ValueError):
+        return None
+    touch(path)
+    return mapped
 
 
 def leftovers() -> list[Path]:

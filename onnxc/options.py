@@ -14,6 +14,11 @@ from onnxc.targets import get_target
 DEFAULT_TIMEOUT = 60.0
 """Seconds one emulator run may take before it is stopped."""
 
+AUTO_BINARY_WEIGHTS = 64 << 20
+"""Weights of more bytes go to a binary file by default on host targets:
+as C text they would be about 2.7 times as big, and the C compiler's time
+and memory grow with it (`emit/c_weight_blob.py`)."""
+
 
 def _frozen_dims(what: str, dims: Mapping[str, int] | None) -> dict[str, int]:
     found: dict[str, int] = {}
@@ -34,7 +39,10 @@ class CompileOptions:
     and output bound exist: needed for MCU targets); `name` is the C prefix
     (default: the file's stem); `target` the board or "host"; `opt_level` the
     C compiler's -O level; `separate_weights` writes the weights to
-    `NAME_weights.c`; `timeout` limits each emulator run (seconds); `profile`
+    `NAME_weights.c`; `binary_weights` writes them to the binary file
+    `NAME.weights` instead of C (None: when they exceed
+    `AUTO_BINARY_WEIGHTS` bytes on a host target; MCU targets keep them in
+    the C, in flash); `timeout` limits each emulator run (seconds); `profile`
     makes a profiling build, whose C calls the `onnxc_profile_mark` hook where
     each node's code starts (see `onnxc.tools.bench_layers`)."""
 
@@ -45,6 +53,7 @@ class CompileOptions:
     target: str = "host"
     opt_level: int = 2
     separate_weights: bool = False
+    binary_weights: bool | None = None
     timeout: float = DEFAULT_TIMEOUT
     profile: bool = False
 
@@ -59,12 +68,17 @@ class CompileOptions:
         target: str = "host",
         opt_level: int = 2,
         separate_weights: bool = False,
+        binary_weights: bool | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         profile: bool = False,
     ) -> CompileOptions:
         """Options from the keyword arguments of `onnxc.compile`, checked and
         normalised (shapes as tuples of ints), so equal options compare equal."""
-        get_target(target)
+        if binary_weights and not get_target(target).is_host:
+            raise OnnxcError(
+                f"weights as a binary file are for host targets: on {target} they stay "
+                "in the C (flash)"
+            )
         if not 0 <= opt_level <= 3:
             raise OnnxcError(f"opt_level must be 0 to 3, got {opt_level}")
         normalised = {str(k): input_shape(str(k), v) for k, v in (shapes or {}).items()}
@@ -76,9 +90,16 @@ class CompileOptions:
             target=target,
             opt_level=opt_level,
             separate_weights=separate_weights,
+            binary_weights=binary_weights,
             timeout=float(timeout),
             profile=profile,
         )
+
+    def weights_in_file(self, weight_bytes: int) -> bool:
+        """Whether weights of `weight_bytes` in all go to the binary file."""
+        if self.binary_weights is not None:
+            return self.binary_weights
+        return get_target(self.target).is_host and weight_bytes > AUTO_BINARY_WEIGHTS
 
     def comment(self) -> str:
         """The options that shape the C, for the banner of the generated files."""

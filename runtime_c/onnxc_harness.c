@@ -24,6 +24,10 @@
  *   4  no memory for a tensor, or a rank, element type or unbounded output the
  *      harness does not handle.
  *
+ * Define ONNXC_HARNESS_WEIGHTS="NAME.weights" for a model whose weights are a
+ * binary file (onnxc compile --weights-binary): the harness reads it into
+ * memory aligned as NAME_set_weights needs and gives it to the model first.
+ *
  * Define ONNXC_HARNESS_SYSTICK to time the NAME_invoke call with the core's
  * SysTick timer (Armv6-M and Armv7-M), counting processor-clock ticks: it is
  * started just before the call and read just after, its 24-bit wraps counted
@@ -85,6 +89,46 @@ static int read_file(const char *kind, int index, const char *ext, const char *t
   }
   return 0;
 }
+
+#ifdef ONNXC_HARNESS_WEIGHTS
+/* Reads the weights file into aligned memory and gives it to the model:
+   0, or 2, 3 or 4 after saying why. The memory stays the model's. */
+static int load_weights(void) {
+  static const char path[] = ONNXC_HARNESS_WEIGHTS;
+  const size_t bytes = (size_t)MODEL(_WEIGHTS_BYTES);
+  unsigned char *block = malloc(bytes + 64);
+  unsigned char *data;
+  FILE *file;
+  size_t got;
+  int extra;
+  int status;
+  if (block == NULL) {
+    fprintf(stderr, "onnxc_harness: no memory for the %lu bytes of %s\n",
+            (unsigned long)bytes, path);
+    return 4;
+  }
+  data = block + (64 - (size_t)((uintptr_t)block % 64)) % 64;
+  file = fopen(path, "rb");
+  if (file == NULL) {
+    fprintf(stderr, "onnxc_harness: cannot open %s\n", path);
+    return 2;
+  }
+  got = fread(data, 1, bytes, file);
+  extra = fgetc(file);
+  fclose(file);
+  if (got != bytes || extra != EOF) {
+    fprintf(stderr, "onnxc_harness: %s must hold exactly %lu bytes, it is %s\n", path,
+            (unsigned long)bytes, got != bytes ? "shorter" : "longer");
+    return 2;
+  }
+  status = MODEL(_set_weights)(data, bytes);
+  if (status != ONNXC_OK) {
+    fprintf(stderr, "onnxc_harness: the model refused %s (status %d)\n", path, status);
+    return 3;
+  }
+  return 0;
+}
+#endif
 
 static int write_file(const char *kind, int index, const char *ext, const char *tensor,
                       const void *buffer, size_t bytes) {
@@ -212,6 +256,12 @@ int main(void) {
 
 #ifdef ONNXC_HARNESS_TRAP_UNALIGNED
   *(volatile uint32_t *)0xE000ED14u |= 1u << 3; /* SCB->CCR.UNALIGN_TRP */
+#endif
+#ifdef ONNXC_HARNESS_WEIGHTS
+  status = load_weights();
+  if (status != 0) {
+    return status;
+  }
 #endif
   if (MODEL(_NUM_INPUTS) > MAX_TENSORS || MODEL(_NUM_OUTPUTS) > MAX_TENSORS) {
     fprintf(stderr, "onnxc_harness: the model has more than %d inputs or outputs\n",

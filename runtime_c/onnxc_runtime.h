@@ -32,9 +32,11 @@ enum {
                                 reported through the workspace_size argument */
   ONNXC_ERR_CAPACITY = -4,   /* an output's capacity is too small; its shape is
                                 reported, so the elements needed are known */
-  ONNXC_ERR_SHAPE = -5       /* sizes that do not fit the model: a negative or
+  ONNXC_ERR_SHAPE = -5,      /* sizes that do not fit the model: a negative or
                                 out-of-bound dimension, inputs of inconsistent
                                 shapes, or a computed shape the operator rejects */
+  ONNXC_ERR_WEIGHTS = -6     /* the weights file is not given (NAME_set_weights),
+                                or is of another size or another model */
 };
 
 /*

@@ -134,7 +134,7 @@ def profiled_model(path: Path, options: CompileOptions) -> CompiledModel:
         preamble=PROFILE_HOOK,
         cdef=PROFILE_CDEF,
     )
-    return CompiledModel(generated, CompiledC(extension, generated.name))
+    return CompiledModel(generated, CompiledC(extension, generated.name, generated.weights))
 
 
 def _step_seconds(model: CompiledModel) -> tuple[list[str], np.ndarray]:

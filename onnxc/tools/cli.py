@@ -133,7 +133,12 @@ def _compile_command(args: argparse.Namespace) -> int:
 
     written = generated.write(args.output)
     written += write_recipe(
-        args.output, generated.name, generated.c_files(), get_target(args.target), __version__
+        args.output,
+        generated.name,
+        generated.c_files(),
+        get_target(args.target),
+        __version__,
+        generated.weights_file(),
     )
     if progress is not None:
         progress.step("write files")
@@ -325,6 +330,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--weights-file",
         action="store_true",
         help="write the weights to NAME_weights.c instead of NAME.c",
+    )
+    compile_parser.add_argument(
+        "--weights-binary",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="write the weights to the binary file NAME.weights, which the program "
+        "gives to NAME_set_weights (default: when they exceed 64 MiB, host targets only)",
     )
     compile_parser.add_argument(
         "--report",

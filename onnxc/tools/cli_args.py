@@ -82,6 +82,7 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         name=getattr(args, "name", None),
         target=args.target,
         separate_weights=getattr(args, "weights_file", False),
+        binary_weights=getattr(args, "weights_binary", None),
     )
 
 
