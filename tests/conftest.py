@@ -12,3 +12,10 @@ def _no_compilation_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     time (`tests/test_check.py` removes lowerings). `test_compile_cache.py`
     turns it back on in a cache of its own; C builds stay cached."""
     monkeypatch.setenv("ONNXC_NO_CACHE", "1")
+
+
+@pytest.fixture(autouse=True)
+def _verify_each_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The IR is verified after every pass, so a test names the pass that
+    broke it (a compile verifies after every stage: `onnxc.pipeline`)."""
+    monkeypatch.setenv("ONNXC_VERIFY_EACH_PASS", "1")
