@@ -274,6 +274,30 @@ def test_the_new_file_stays_even_alone_over_the_limit(
     assert big.exists()
 
 
+def test_a_ledger_keeps_the_total_between_scans(
+    cache_in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ONNXC_CACHE_MAX_MB", "1")
+    scans: list[int] = []
+    listing = cache_limit.cached_files
+    monkeypatch.setattr(cache_limit, "cached_files", lambda: scans.append(1) or listing())
+    kb = 1024
+
+    def entries(*names: str, size: int = 100 * kb) -> list[Path]:
+        return _fill(cache_in_tmp, {f"{compile_cache.ENTRY_PREFIX}{n}.entry": size for n in names})
+
+    old = entries(*"abcde")
+    cache_limit.prune(keep=old[-1])  # no ledger yet: measured
+    assert len(scans) == 1
+    assert (cache_in_tmp / cache_limit.LEDGER).read_text() == f"{500 * kb} 0\n"
+    for name in "fg":
+        cache_limit.prune(keep=entries(name)[0])  # counted, not measured
+    assert len(scans) == 1 and all(p.exists() for p in old)
+    (big,) = entries("h", size=400 * kb)
+    cache_limit.prune(keep=big)  # the count passes 1 MB: measured, the oldest go
+    assert len(scans) == 2 and big.exists() and not old[0].exists()
+
+
 def test_compiling_prunes_and_a_hit_counts_as_use(
     cache_in_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

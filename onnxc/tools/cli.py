@@ -211,7 +211,7 @@ def _sized(paths: list[Path]) -> tuple[int, int]:
 def _cache_command(args: argparse.Namespace) -> int:
     from onnxc import compile_cache
     from onnxc.emit.build import built_extensions, cache_dir
-    from onnxc.emit.cache_limit import compilation_entries
+    from onnxc.emit.cache_limit import compilation_entries, forget_total
     from onnxc.emit.cross import built_elfs
 
     kinds = {
@@ -236,6 +236,7 @@ def _cache_command(args: argparse.Namespace) -> int:
                 raise OnnxcError(f"cannot remove '{path}': {error.strerror}") from None
         if count or kind != "unfinished writes":
             removed.append(f"{count} {kind} ({size} bytes)")
+    forget_total()
     print(f"removed from {cache_dir()}: {', '.join(removed)}")
     return 0
 
