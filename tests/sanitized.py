@@ -24,6 +24,7 @@ from pathlib import Path
 TESTS = [
     "tests/e2e/test_dynamic.py",
     "tests/e2e/test_control_flow.py",
+    "tests/e2e/test_branch_shapes.py",
     "tests/e2e/test_run_time_sequences.py",
     "tests/e2e/test_growing_loops.py",
     "tests/e2e/test_strings.py",

@@ -4,20 +4,23 @@
 Each branch writes its outputs into the buffers of the If's results,
 allocated before it. A result whose size only the branch taken knows (a
 sequence known at run time that the branches build differently, a tensor of
-a data-dependent size) lives in loop storage instead (`loop_storage.py`):
-each branch writes its value there at its own sizes, and after the `scf.if`
-it is copied out into a buffer of the sizes the branch recorded.
+a data-dependent size, branches that yield different shapes) lives in loop
+storage instead (`loop_storage.py`): each branch writes its value there at
+its own sizes, and after the `scf.if` it is copied out into a buffer of the
+sizes the branch recorded. When every branch yields it at static sizes, the
+storage is a buffer of the largest, and the result a view of it.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -71,7 +74,10 @@ class IfOpLowering(OnnxLowering[onnx.IfOp]):
                 raise unsupported(op, f"a {element} output whose size the branch taken decides")
             fixed = fixed_sizes(self.shapes, result)
             assert fixed is not None
-            targets.append(LoopStorage.before(Builder(InsertPoint.before(op)), element, fixed))
+            bound = _largest_bytes(result, [then_block, else_block])
+            targets.append(
+                LoopStorage.before(Builder(InsertPoint.before(op)), element, fixed, bound)
+            )
         blocks = [take_block(op.then_branch), take_block(op.else_branch)]
         if_op = scf.IfOp(condition, [], Region(blocks[0]), Region(blocks[1]))
         if_op.attributes[COMMENT] = comment_for(op)
@@ -85,6 +91,19 @@ class IfOpLowering(OnnxLowering[onnx.IfOp]):
         self.replace(rewriter, op, buffers)
         for block in (then_block, else_block):
             self.context.finishers.append(functools.partial(_finish_branch, if_op, block, targets))
+
+
+def _largest_bytes(result: OpResult, blocks: Sequence[Block]) -> int | None:
+    """The bytes of the largest value the branches yield for `result`, when
+    each yields it at static sizes; else None."""
+    largest = 0
+    for block in blocks:
+        t = yield_of(block).values[result.index].type
+        if not isinstance(t, TensorType) or not t.has_static_shape():
+            return None
+        row = element_types.row_of(t.element_type)
+        largest = max(largest, row.storage_bytes(math.prod(t.get_shape())))
+    return largest
 
 
 def _finish_branch(

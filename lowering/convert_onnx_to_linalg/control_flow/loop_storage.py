@@ -13,7 +13,10 @@ and the finished trip writes what it yields back at its own sizes, after an
 `onnxc.reserve` that stops the model with ONNXC_ERR_WORKSPACE (asking for
 more) when the storage is too small. After the loop the value is copied out
 into a buffer of its final sizes (`copied_out`). An If result is the same
-with one write, by the branch taken.
+with one write, by the branch taken; when every branch yields it at static
+sizes, its storage is an ordinary buffer of the largest (`bounded`), planned
+as any other, and the result is a view of it at the sizes the branch wrote:
+no workspace to grow, no copy.
 """
 
 from __future__ import annotations
@@ -72,13 +75,21 @@ class LoopStorage:
     element: Attribute
     fixed: list[Size | None]
     entry_view: SSAValue | None = field(default=None)
+    bounded: bool = False
+    """The storage is a buffer of the largest value's bytes (no reserve)."""
 
     @staticmethod
-    def before(b: Builder, element: Attribute, fixed: list[Size | None]) -> LoopStorage:
-        """New storage and size cells, built at `b`."""
-        storage = b.insert(LoopStorageOp(STORAGE)).result
+    def before(
+        b: Builder, element: Attribute, fixed: list[Size | None], bound: int | None = None
+    ) -> LoopStorage:
+        """New storage and size cells, built at `b`: loop storage, or a
+        buffer of `bound` bytes when the largest value is known."""
+        if bound is None:
+            storage = b.insert(LoopStorageOp(STORAGE)).result
+        else:
+            storage = b.insert(memref.AllocOp.get(i8, shape=[max(bound, 1)])).memref
         cells = b.insert(memref.AllocOp.get(i64, shape=[len(fixed)])).memref
-        return LoopStorage(storage, cells, element, fixed)
+        return LoopStorage(storage, cells, element, fixed, bounded=bound is not None)
 
     @property
     def entry(self) -> SSAValue:
@@ -114,11 +125,12 @@ class LoopStorage:
     def store(self, b: Builder, source: SSAValue, sizes: Sequence[Size]) -> None:
         """Store buffer `source` of `sizes` as the value: reserve its
         bytes, record its sizes, copy its elements."""
-        needed = index(b, element_types.row_of(self.element).size)
-        for size in sizes:
-            if size != 1:
-                needed = b.insert(arith.MuliOp(needed, index(b, size))).result
-        b.insert(ReserveOp(self.storage, needed))
+        if not self.bounded:
+            needed = index(b, element_types.row_of(self.element).size)
+            for size in sizes:
+                if size != 1:
+                    needed = b.insert(arith.MuliOp(needed, index(b, size))).result
+            b.insert(ReserveOp(self.storage, needed))
         for axis, size in enumerate(sizes):
             if self.fixed[axis] is not None:
                 continue
@@ -135,9 +147,12 @@ def copied_out(
     stored: LoopStorage,
 ) -> SSAValue:
     """The final value of `stored` (after the loop or branch `op` lowers
-    to), copied into a new buffer for `result` of its final sizes."""
+    to), copied into a new buffer for `result` of its final sizes; a
+    bounded storage is itself that buffer, seen at those sizes."""
     b = Builder(InsertPoint.before(op))
     sizes: list[Size] = list(stored.sizes(b))
+    if stored.bounded:
+        return stored.view(b, pattern.shapes.result_sizes(result, sizes))
     output = pattern.result_buffer(rewriter, result, sizes)
     copy_elements(b, stored.view(b, sizes), output, sizes)
     return output

@@ -46,10 +46,13 @@ class Arith(IndexArith):
 
 
 def tap_range(a: Arith, start: Size, taps: int, dilation: int, extent: int) -> tuple[Size, Size]:
-    """The taps k in [lo, hi) with 0 <= start + k * dilation < extent."""
+    """The taps k in [lo, hi) with 0 <= start + k * dilation < extent (none
+    when lo >= hi). hi is not raised to lo: a loop to it is as empty, and a
+    C compiler then sees that k < taps (gcc's -Warray-bounds does not see
+    through max(lo, hi), and stops an -Os build reading a weight at k)."""
     lo = a.max(0, a.ceildiv(a.sub(0, start), dilation))
     hi = a.min(taps, a.add(a.floordiv(a.sub(extent - 1, start), dilation), 1))
-    return lo, a.max(lo, hi)
+    return lo, hi
 
 
 Activation = Callable[[Builder, SSAValue], SSAValue]

@@ -85,7 +85,8 @@ class PoolOpLowering(OnnxLowering[kernel.PoolOp]):
                 return []
 
             for_range(b, kh_lo, kh_hi, [], tap_row)
-            count = kh * kw if include_pad else a.mul(a.sub(kh_hi, kh_lo), a.sub(kw_hi, kw_lo))
+            rows, columns = a.max(0, a.sub(kh_hi, kh_lo)), a.max(0, a.sub(kw_hi, kw_lo))
+            count = kh * kw if include_pad else a.mul(rows, columns)
             divisor = scalar.number(b, count, f32) if average else None
 
             def store(lb: Builder, v: SSAValue) -> None:
