@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from onnxc.frontend.expansions import microsoft_activations
+from onnxc.frontend.expansions import (
+    microsoft_activations,
+    microsoft_matmul,
+    microsoft_normalization,
+)
 from onnxc.frontend.expansions.expander import Expander, Expansion, Expansions
 
 MICROSOFT = "com.microsoft"
@@ -29,6 +33,8 @@ def _register(domain: str, expansions: Expansions) -> None:
 
 
 _register(MICROSOFT, microsoft_activations.EXPANSIONS)
+_register(MICROSOFT, microsoft_matmul.EXPANSIONS)
+_register(MICROSOFT, microsoft_normalization.EXPANSIONS)
 
 
 def expansion_of(domain: str, op_type: str) -> Expansion | None:
