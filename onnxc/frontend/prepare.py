@@ -24,6 +24,7 @@ from onnxc.containers import Containers, ShapeArgument
 from onnxc.errors import OnnxcError
 from onnxc.folding import MAX_ROUNDS
 from onnxc.frontend.rewrites.bind_dimensions import BIND_DIMENSIONS
+from onnxc.frontend.rewrites.branch_ranks import SINK_INTO_BRANCHES
 from onnxc.frontend.rewrites.check_model import CHECK_MODEL
 from onnxc.frontend.rewrites.constant_branches import INLINE_CONSTANT_BRANCHES
 from onnxc.frontend.rewrites.expand_operators import EXPAND_OPERATORS
@@ -59,6 +60,7 @@ REWRITES: tuple[Step, ...] = (
             FOLD_CONSTANT_NODES,
             INLINE_CONSTANT_BRANCHES,
             REDUCTION_RANKS,
+            SINK_INTO_BRANCHES,
             BODY_INPUT_TYPES,
             OUTER_CONSTANTS,
             ML_OUTPUT_TYPES,

@@ -95,3 +95,50 @@ def test_every_axis_differs(axis: int) -> None:
     )
     model.graph.initializer.append(h.make_tensor("axes", T.INT64, [1], [axis]))
     assert _check(model) == ({(2,)} if axis == 0 else {(1,), (3,)})
+
+
+def _ranks_model(after: list[onnx.NodeProto], out_shape: list[int | str]) -> onnx.ModelProto:
+    """then_branch yields x [2, 3], else_branch x flattened to [6]."""
+    model = _if_model(
+        [h.make_node("Identity", ["x"], ["a"])],
+        [2, 3],
+        [h.make_node("Reshape", ["x", "flat"], ["b"])],
+        [6],
+        after,
+        out_shape,
+    )
+    model.graph.initializer.append(h.make_tensor("flat", T.INT64, [1], [6]))
+    model.graph.initializer.append(h.make_tensor("three_two", T.INT64, [2], [3, 2]))
+    return model
+
+
+@pytest.mark.parametrize(
+    ("after", "out_shape"),
+    [
+        ([h.make_node("ReduceSum", ["y"], ["z"], keepdims=0)], []),
+        (
+            [h.make_node("Relu", ["y"], ["r"]), h.make_node("ReduceMax", ["r"], ["z"], keepdims=0)],
+            [],
+        ),
+        ([h.make_node("Reshape", ["y", "three_two"], ["z"])], [3, 2]),
+        ([h.make_node("Flatten", ["y"], ["z"], axis=0)], [1, 6]),
+    ],
+    ids=["reduce", "relu-then-reduce", "reshape", "flatten"],
+)
+def test_ranks_differ_until_a_consumer_agrees(
+    after: list[onnx.NodeProto], out_shape: list[int | str]
+) -> None:
+    """The consumers move into the branches until the ranks agree."""
+    assert len(_check(_ranks_model(after, out_shape))) == 1
+
+
+def test_ranks_that_never_agree_name_the_consumers() -> None:
+    model = _ranks_model(
+        [h.make_node("Relu", ["y"], ["r"]), h.make_node("Add", ["y", "r"], ["q"]),
+         h.make_node("ReduceSum", ["q"], ["z"], keepdims=0)],
+        [],
+    )  # fmt: skip
+    with pytest.raises(
+        onnxc.OnnxcError, match=r"its consumers .*\(Relu\), .*\(Add\) need one rank"
+    ):
+        onnxc.compile(model)

@@ -308,6 +308,39 @@ def _loop(body_nodes, body_outputs, initial) -> onnx.ModelProto:
     )
 
 
+def test_sink_into_branches() -> None:
+    flat = h.make_tensor("flat", T.INT64, [1], [6])
+    branches = {
+        "then_branch": h.make_graph(
+            [h.make_node("Identity", ["x"], ["a"])], "t", [], [value("a", T.FLOAT, [2, 3])]
+        ),
+        "else_branch": h.make_graph(
+            [h.make_node("Reshape", ["x", "flat"], ["b"])], "e", [], [value("b", T.FLOAT, [6])]
+        ),
+    }
+    model = _model(
+        [
+            h.make_node("If", ["c"], ["y"], **branches),  # type: ignore[arg-type]
+            h.make_node("ReduceSum", ["y"], ["z"], keepdims=0),
+        ],
+        [value("x", T.FLOAT, [2, 3]), value("c", T.BOOL, [])],
+        [value("z", T.FLOAT, [])],
+        [flat],
+    )
+    before, moved = after("sink-into-branches", model)
+    assert _ops(before) == ["If", "ReduceSum"] and _ops(moved) == ["If"]
+    assert list(moved.graph.node[0].output) == ["z"]
+    for attribute in moved.graph.node[0].attribute:
+        assert [n.op_type for n in attribute.g.node][-1] == "ReduceSum"
+    shared = onnx.ModelProto.FromString(model.SerializeToString())
+    shared.graph.node.append(h.make_node("Size", ["y"], ["r"]))
+    shared.graph.output.append(value("r", T.INT64, []))
+    with pytest.raises(
+        OnnxcError, match="'y' has rank 2 in then_branch and 1 in else_branch; its consumers"
+    ):
+        prepare_model(shared)
+
+
 def test_body_input_types() -> None:
     model = _loop(
         [h.make_node("Identity", ["c"], ["c_out"]), h.make_node("Neg", ["v"], ["v_out"])],
