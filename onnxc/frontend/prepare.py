@@ -32,6 +32,7 @@ from onnxc.frontend.rewrites.fold_constant_nodes import FOLD_CONSTANT_NODES
 from onnxc.frontend.rewrites.infer_shapes import INFER_SHAPES, settled
 from onnxc.frontend.rewrites.inline_functions import INLINE_FUNCTIONS
 from onnxc.frontend.rewrites.ml_domain import ML_OUTPUT_TYPES
+from onnxc.frontend.rewrites.onnxruntime_names import CLAIM_ONNXRUNTIME_NAMES
 from onnxc.frontend.rewrites.prelu_channel_slopes import PRELU_CHANNEL_SLOPES
 from onnxc.frontend.rewrites.reduction_ranks import REDUCTION_RANKS
 from onnxc.frontend.rewrites.scan_batches import RESTORE_SCANS, UNBATCH_SCANS
@@ -42,6 +43,7 @@ from onnxc.frontend.sequences.resolver import RESOLVE_CONTAINERS
 from onnxc.frontend.state import ModelState, Rewrite, Rounds, Step
 
 REWRITES: tuple[Step, ...] = (
+    CLAIM_ONNXRUNTIME_NAMES,
     CHECK_MODEL,
     INLINE_FUNCTIONS,
     DETACH_WEIGHTS,

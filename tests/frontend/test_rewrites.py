@@ -65,6 +65,20 @@ RELU = _model(
 )
 
 
+def test_claim_onnxruntime_names() -> None:
+    rms = _model(
+        [h.make_node("SimplifiedLayerNormalization", ["x", "s"], ["y"])],
+        [value("x", T.FLOAT, [2, 4])],
+        [value("y", T.FLOAT, [2, 4])],
+        [numpy_helper.from_array(np.ones(4, np.float32), "s")],
+        opset=17,
+    )
+    before, claimed = after("claim-onnxruntime-names", rms)
+    assert before.graph.node[0].domain == ""
+    assert claimed.graph.node[0].domain == "ai.onnxc.onnxruntime"
+    assert _ops(prepare_model(rms).model) == ["RMSNormalization"]
+
+
 def test_check_model() -> None:
     broken = onnx.ModelProto.FromString(RELU.SerializeToString())
     broken.graph.node[0].input[0] = "nowhere"

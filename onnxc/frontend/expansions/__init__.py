@@ -14,11 +14,16 @@ from onnxc.frontend.expansions import (
     microsoft_activations,
     microsoft_matmul,
     microsoft_normalization,
+    onnxruntime_defaults,
 )
 from onnxc.frontend.expansions.expander import Expander, Expansion, Expansions
 
 MICROSOFT = "com.microsoft"
 """onnxruntime's contrib operator domain."""
+
+ONNXRUNTIME_DEFAULT = "ai.onnxc.onnxruntime"
+"""The domain onnxc gives the operators onnxruntime registers under the
+default domain where ONNX has none (`rewrites/onnxruntime_names.py`)."""
 
 EXPANSIONS: dict[str, Mapping[str, Expansion]] = {}
 """Domain -> op_type -> expansion."""
@@ -35,10 +40,18 @@ def _register(domain: str, expansions: Expansions) -> None:
 _register(MICROSOFT, microsoft_activations.EXPANSIONS)
 _register(MICROSOFT, microsoft_matmul.EXPANSIONS)
 _register(MICROSOFT, microsoft_normalization.EXPANSIONS)
+_register(ONNXRUNTIME_DEFAULT, onnxruntime_defaults.EXPANSIONS)
 
 
 def expansion_of(domain: str, op_type: str) -> Expansion | None:
     return EXPANSIONS.get(domain, {}).get(op_type)
 
 
-__all__ = ["EXPANSIONS", "MICROSOFT", "Expander", "Expansion", "expansion_of"]
+__all__ = [
+    "EXPANSIONS",
+    "MICROSOFT",
+    "ONNXRUNTIME_DEFAULT",
+    "Expander",
+    "Expansion",
+    "expansion_of",
+]

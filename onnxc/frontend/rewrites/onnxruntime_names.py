@@ -1,0 +1,60 @@
+"""`claim-onnxruntime-names`: the operators onnxruntime registers under the
+default domain although ONNX has no such operator at the model's opset, moved
+to a domain of their own (`ONNXRUNTIME_DEFAULT`) before the model is checked.
+
+onnxruntime's transformer optimizer and its LLM builders write
+SimplifiedLayerNormalization (an RMS normalization) in the default domain at
+any opset, and LayerNormalization below opset 17, where ONNX defines none:
+onnx's checker refuses them ("No Op registered for ...") and its version
+converter cannot upgrade them. Under their own domain they pass both, and the
+`expand-operators` rewrite writes them as the default-domain operators of the
+dialect's opset (`expansions/onnxruntime_defaults.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import onnx
+
+from onnxc.frontend.expansions import ONNXRUNTIME_DEFAULT
+from onnxc.frontend.state import ModelState, Rewrite
+
+CLAIMED = frozenset({"SimplifiedLayerNormalization", "LayerNormalization"})
+"""The default-domain names onnxruntime gives operators ONNX lacks (at some
+opsets)."""
+
+
+def _nodes(graph: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
+    for node in graph.node:
+        yield node
+        for attribute in node.attribute:
+            for subgraph in [attribute.g] if attribute.HasField("g") else attribute.graphs:
+                yield from _nodes(subgraph)
+
+
+def _defined(op_type: str, opset: int) -> bool:
+    try:
+        onnx.defs.get_schema(op_type, opset, "")
+    except onnx.defs.SchemaError:
+        return False
+    return True
+
+
+def claim_onnxruntime_names(state: ModelState) -> bool:
+    model = state.model
+    opsets = {o.domain: o.version for o in model.opset_import}
+    opset = opsets.get("", opsets.get("ai.onnx"))
+    if opset is None:
+        return False
+    claimed = False
+    for node in _nodes(model.graph):
+        if node.domain in ("", "ai.onnx") and node.op_type in CLAIMED:
+            if not _defined(node.op_type, opset):
+                node.domain = ONNXRUNTIME_DEFAULT
+                claimed = True
+    if claimed and ONNXRUNTIME_DEFAULT not in opsets:
+        model.opset_import.append(onnx.helper.make_opsetid(ONNXRUNTIME_DEFAULT, 1))
+    return claimed
+
+
+CLAIM_ONNXRUNTIME_NAMES = Rewrite("claim-onnxruntime-names", claim_onnxruntime_names)
