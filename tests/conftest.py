@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 
@@ -19,3 +21,19 @@ def _verify_each_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """The IR is verified after every pass, so a test names the pass that
     broke it (a compile verifies after every stage: `onnxc.pipeline`)."""
     monkeypatch.setenv("ONNXC_VERIFY_EACH_PASS", "1")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests whose name matches their module's `DESELECTED` pattern are
+    deselected, not skipped: the backend suite's CUDA variants, half of its
+    cases, are not tests of onnxc (which compiles for the CPU) to count."""
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        module = getattr(item, "module", None)
+        pattern = getattr(module, "DESELECTED", None)
+        matched = isinstance(pattern, str) and re.search(pattern, item.name) is not None
+        (dropped if matched else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept

@@ -9,8 +9,11 @@ compared, so that a noisy machine slows both alike. onnxc is timed through
 onnxruntime through `InferenceSession.run` with one intra-op and one
 inter-op thread. GFLOP/s count two operations per multiply-accumulate of the
 nodes the size report counts (Conv, ConvTranspose, Gemm, MatMul and their
-integer forms); other work is not counted. With `per_layer`, a profiling
-build says where onnxc's time goes, node by node (`onnxc.tools.bench_layers`).
+integer forms, inside If, Loop and Scan bodies too: `report.node_work`);
+other work is not counted. Free dimensions need sizes (`--dim`), asked for
+before the model is compiled (`free_dims.ask_for_sizes`). With `per_layer`,
+a profiling build says where onnxc's time goes, node by node
+(`onnxc.tools.bench_layers`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from onnxc.tools.bench_layers import (
     profiled_model,
     time_steps,
 )
+from onnxc.tools.free_dims import ask_for_sizes
 from onnxc.tools.random_inputs import random_input
 from onnxc.tools.report import node_macs
 
@@ -147,6 +151,7 @@ def bench(
         raise OnnxcError("bench: --rounds must be 1 or more")
     if not get_target(options.target).is_host:
         raise OnnxcError("bench: only the host target runs at its own speed (not an emulator)")
+    ask_for_sizes(path, options, {})
     model = compile_with(path, options)
     session = _session(path)
     feeds = _inputs(model, dict(options.dims), seed)

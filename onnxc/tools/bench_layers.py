@@ -40,6 +40,7 @@ from onnxc.emit.build import CompiledC, build_extension
 from onnxc.errors import OnnxcError
 from onnxc.options import CompileOptions
 from onnxc.targets import get_target
+from onnxc.tools.short_names import shorten
 
 PROFILE_STEPS = 4096
 """Steps the hook records (later ones are not timed)."""
@@ -264,7 +265,8 @@ def assemble(
 
 
 def format_layers(profile: LayerProfile) -> str:
-    """The per-layer table: one row per step, slowest first, then the sums."""
+    """The per-layer table: one row per step, slowest first, then the sums
+    (labels shortened: `shorten`)."""
     total = profile.total_ms
     lines = [
         f"{'share':>7} {'onnxc ms':>10} {'GFLOP/s':>8} {'onnxrt ms':>10}  node",
@@ -277,10 +279,12 @@ def format_layers(profile: LayerProfile) -> str:
         share = 100 * layer.ms / total if total > 0 else 0.0
         lines.append(
             f"{share:6.1f}% {layer.ms:10.4f} {number(layer.gflops(), 8, 2)} "
-            f"{number(layer.onnxruntime_ms, 10, 4)}  {layer.label}"
+            f"{number(layer.onnxruntime_ms, 10, 4)}  {shorten(layer.label)}"
         )
     for label, their_ms in profile.onnxruntime_only:
-        lines.append(f"{'':7} {'':10} {'':8} {their_ms:10.4f}  ({label}: onnxruntime only)")
+        lines.append(
+            f"{'':7} {'':10} {'':8} {their_ms:10.4f}  ({shorten(label)}: onnxruntime only)"
+        )
     theirs = [layer.onnxruntime_ms or 0.0 for layer in profile.layers]
     their_total = sum(theirs) + sum(ms for _, ms in profile.onnxruntime_only)
     shown = profile.onnxruntime_only or any(layer.onnxruntime_ms for layer in profile.layers)

@@ -13,8 +13,12 @@
 
 `compile` also writes a build recipe for the target (a Makefile and NAME.cmake);
 `run --target cortex-m4` runs the model in that target's emulator; `check` lists
-every node that cannot be compiled yet (exit status 1 if any); `cache info`
-counts the cached compilations and C builds and `cache clear` removes them.
+every node that cannot be compiled yet (exit status 1 if any), and the free
+dimensions with the `--dim` flags that bind them (saying so when the model
+compiles only once they are bound); `run --random` and `bench` ask for the
+sizes of free dimensions before compiling; `cache info` counts the cached
+compilations and C builds and `cache clear` removes them. A command that
+fails removes the output folder it created (`-o`, `--save`).
 `compile`, `run` and `check` report their stages and seconds on stderr when it
 is a terminal or with `--verbose` (never with `--quiet`; see `onnxc.progress`).
 Problems with the input print one line on stderr and exit with status 1;
@@ -35,7 +39,7 @@ from typing import TYPE_CHECKING, TextIO
 from onnxc.errors import OnnxcError, OnnxcWarning
 from onnxc.frontend.prepare import REWRITE_NAMES
 from onnxc.lowering import STAGE_NAMES
-from onnxc.tools.cli_args import compile_options, progress_of, writable_folder
+from onnxc.tools.cli_args import compile_options, output_folder, progress_of
 from onnxc.tools.cli_run import run_command
 
 if TYPE_CHECKING:
@@ -65,14 +69,19 @@ def _print_rewritten(args: argparse.Namespace, options: CompileOptions) -> int:
 
 
 def _compile_command(args: argparse.Namespace) -> int:
+    """`compile`: into the folder of `-o`, which is made for it and removed
+    again when the compile fails (see `output_folder`)."""
+    with output_folder(None if args.emit else args.output, "-o"):
+        return _compile(args)
+
+
+def _compile(args: argparse.Namespace) -> int:
     from onnxc.api import generate_with
     from onnxc.frontend import import_model
     from onnxc.pipeline import lower
 
     options = compile_options(args)
     progress = progress_of(args)
-    if args.output is not None and not args.emit:
-        writable_folder(args.output, "-o")
     if args.skip_rewrite and not args.emit:
         raise OnnxcError("--skip-rewrite is for debugging: it needs --emit")
     if args.emit in REWRITE_NAMES:
@@ -172,11 +181,11 @@ def _bench_command(args: argparse.Namespace) -> int:
 
 
 def _check_command(args: argparse.Namespace) -> int:
-    from onnxc.tools.check import find_gaps, format_gaps
+    from onnxc.tools.check import check, format_check
 
     options = compile_options(args)
     progress = progress_of(args)
-    gaps = find_gaps(
+    checked = check(
         args.model,
         dims=options.dims,
         shapes=options.shapes,
@@ -185,15 +194,9 @@ def _check_command(args: argparse.Namespace) -> int:
     )
     if progress is not None:
         progress.total()
-    if not gaps:
-        print(f"{args.model}: compiles")
-        return 0
-    nodes = sum(1 for g in gaps if g.node)
-    what = f"{nodes} node{'s' if nodes != 1 else ''}" if nodes else "the model"
-    print(f"{args.model}: {what} cannot be compiled yet")
-    for line in format_gaps(gaps):
+    for line in format_check(args.model, checked):
         print(line)
-    return 1
+    return 1 if checked.gaps else 0
 
 
 def _sized(paths: list[Path]) -> tuple[int, int]:

@@ -1,6 +1,6 @@
 """Argument parsing the `onnxc` commands share: NAME=VALUE options, dims and
 shapes, .npy files, the compile options, and output folders (each problem a
-one-line `OnnxcError`)."""
+one-line `OnnxcError`; a folder made for a command that fails is removed)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -98,6 +99,28 @@ def writable_folder(path: str, option: str) -> Path:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OnnxcError(f"{option} {path}: the folder is not writable")
     return folder
+
+
+@contextmanager
+def output_folder(path: str | None, option: str) -> Iterator[Path | None]:
+    """`writable_folder(path)` for the length of a command (None: no folder).
+    When the command fails, the folders created for it are removed again,
+    innermost first and each only while it is empty, so that an error leaves
+    no empty folder behind and never touches a folder that was there."""
+    if path is None:
+        yield None
+        return
+    folder = Path(path)
+    created = [p for p in (folder, *folder.parents) if not p.exists()]
+    try:
+        yield writable_folder(path, option)
+    except BaseException:
+        for made in created:
+            try:
+                made.rmdir()
+            except OSError:  # not empty, or gone: what is left stays
+                break
+        raise
 
 
 def progress_of(args: argparse.Namespace) -> Progress | None:

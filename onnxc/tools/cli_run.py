@@ -12,7 +12,8 @@ import numpy as np
 
 from onnxc import container_io
 from onnxc.errors import OnnxcError
-from onnxc.tools.cli_args import compile_options, key_value, load_npy, progress_of, writable_folder
+from onnxc.tools.cli_args import compile_options, key_value, load_npy, output_folder, progress_of
+from onnxc.tools.free_dims import ask_for_sizes, sizes_given
 from onnxc.tools.random_inputs import random_input
 
 if TYPE_CHECKING:
@@ -20,21 +21,30 @@ if TYPE_CHECKING:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    """`run`: its `--save` folder is made for it and removed again when the
+    run fails (see `output_folder`)."""
+    with output_folder(args.save, "--save"):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from onnxc.api import compile_with
 
     if args.rtol < 0 or args.atol < 0:
         raise OnnxcError("--rtol and --atol must not be negative")
-    if args.save is not None:
-        writable_folder(args.save, "--save")
     progress = progress_of(args)
-    model = compile_with(args.model, compile_options(args), progress=progress)
+    options = compile_options(args)
+    files = _input_files(args)
+    if args.random:
+        ask_for_sizes(args.model, options, {k: array for k, (_, array) in files.items()})
+    model = compile_with(args.model, options, progress=progress)
     if len(args.expect) > len(model.output_names):
         raise OnnxcError(
             f"--expect: {len(args.expect)} files for {len(model.output_names)} output(s) "
             f"({', '.join(model.output_names)})"
         )
     containers = model.generated.containers
-    inputs = container_io.group_inputs(_run_inputs(args, model), containers)
+    inputs = container_io.group_inputs(_run_inputs(args, model, files), containers)
     outputs = model.run(inputs)
     if progress is not None:
         progress.step("run")
@@ -108,27 +118,37 @@ def _compare_value(name: str, got: Any, expected: Any, rtol: float, atol: float)
     return _compare(name, got, np.asarray(expected), what, rtol, atol)
 
 
-def _run_inputs(args: argparse.Namespace, model: CompiledModel) -> dict[str, np.ndarray]:
+def _input_files(args: argparse.Namespace) -> dict[str, tuple[str, np.ndarray]]:
+    """The files of the `--input NAME=FILE.npy` options and their arrays, by name."""
+    files: dict[str, tuple[str, np.ndarray]] = {}
+    for item in args.input:
+        key, path = key_value(item, "--input")
+        files[key] = (path, load_npy(path, f"--input {key}"))
+    return files
+
+
+def _run_inputs(
+    args: argparse.Namespace, model: CompiledModel, files: dict[str, tuple[str, np.ndarray]]
+) -> dict[str, np.ndarray]:
     """The inputs of `onnxc run`: the --input files, checked against the model's
-    inputs (name and element type), then random values (--random) for the others
-    that have no default."""
+    inputs (name and element type) and cast to its element types (so that
+    onnxruntime, with --compare, gets what onnxc ran), then random values
+    (--random) for the others that have no default."""
     from onnxc.api import converts_safely
 
     specs = {spec.name: spec for spec in model.runner.inputs}
     inputs: dict[str, np.ndarray] = {}
-    for item in args.input:
-        key, path = key_value(item, "--input")
+    for key, (path, array) in files.items():
         spec = specs.get(key)
         if spec is None:
             raise OnnxcError(
                 f"--input {key}: the model has no input '{key}' "
                 f"(its inputs: {', '.join(model.input_names)})"
             )
-        array = load_npy(path, f"--input {key}")
         wanted = spec.element.numpy_dtype
         if not converts_safely(array.dtype, wanted):
             raise OnnxcError(f"--input {key}: expected {wanted}, got {array.dtype} in '{path}'")
-        inputs[key] = array
+        inputs[key] = array.astype(wanted, copy=False)
     left = [
         spec
         for spec in model.runner.inputs
@@ -140,12 +160,7 @@ def _run_inputs(args: argparse.Namespace, model: CompiledModel) -> dict[str, np.
             + ", ".join(f"--input {s.name}=FILE.npy" for s in left)
             + " (or --random)"
         )
-    known: dict[str, int] = {}  # free dims the --input files give sizes to
-    for name, array in inputs.items():
-        if array.ndim == len(specs[name].shape):
-            for dim, size in zip(specs[name].shape, array.shape, strict=True):
-                if isinstance(dim, str):
-                    known.setdefault(dim, size)
+    known = sizes_given([(s.name, s.shape) for s in model.runner.inputs], inputs)
     rng = np.random.default_rng(args.seed)
     for spec in left:
         inputs[spec.name] = random_input(spec, known, rng)

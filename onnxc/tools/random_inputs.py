@@ -2,33 +2,24 @@
 
 from __future__ import annotations
 
-import shlex
-
 import numpy as np
 
 from onnxc.element_types import Kind
 from onnxc.emit.runner import TensorSpec
 from onnxc.errors import OnnxcError
+from onnxc.tools.free_dims import missing_sizes
 
 
 def random_input(spec: TensorSpec, known: dict[str, int], rng: np.random.Generator) -> np.ndarray:
     """Random values of the input's shape and element type: standard normal
     floats, integers in [0, 10), booleans. Free dims take their sizes from
     `known`; the others need sizes, which the error asks for with flags that
-    work: `--dim NAME=SIZE` once per name, or `--shape` for a name `--dim`
-    cannot take (one with `=`)."""
+    work (`onnxc.tools.free_dims.missing_sizes`)."""
     shape = spec.shape_for(known)
     if shape is None:
-        free = list(dict.fromkeys(d for d in spec.shape if isinstance(d, str) and d not in known))
-        if free and all("=" not in d for d in free):
-            hint = " ".join(f"--dim {shlex.quote(d)}=SIZE" for d in free)
-        else:
-            sizes = ",".join(str(d) if isinstance(d, int) else "SIZE" for d in spec.shape)
-            hint = f"--shape {shlex.quote(f'{spec.name}={sizes}')}"
-        named = ", ".join(map(shlex.quote, free)) or "sizes it cannot know"
-        raise OnnxcError(
-            f"input '{spec.name}' has free dimension(s) {named}; give their sizes: {hint}"
-        )
+        message = missing_sizes([(spec.name, spec.shape)], known)
+        assert message is not None  # a size is missing, or shape_for would give one
+        raise OnnxcError(message)
     dtype = spec.element.numpy_dtype
     if spec.element.kind is Kind.STRING:  # short lower-case words
         letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))

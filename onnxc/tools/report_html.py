@@ -10,8 +10,9 @@ report's figures drawn with inline SVG and HTML, and it is well-formed XML
   shape, bytes, offset and steps (an SVG `<title>`). Each rectangle carries
   its figures as `data-` attributes. Buffers placed at run time (their size
   depends on data) have no offset to draw; a table lists them.
-- The layers: per ONNX node, bars of its multiply-accumulates and output
-  bytes beside the text report's layer table.
+- The layers: per ONNX node (those of If, Loop and Scan bodies under the
+  node holding them), bars of its multiply-accumulates and output bytes
+  beside the text report's layer table, node names whole.
 - The memory plan and flash figures of the text report.
 """
 
@@ -141,7 +142,7 @@ def layers_table(report: Report) -> str:
     """The layer table with a bar of MACs and one of output bytes per node."""
     cells = layer_cells(report)
     most_macs = max((layer.macs for layer in report.layers), default=0)
-    most_bytes = max((layer.output_bytes for layer in report.layers), default=0)
+    most_bytes = max((layer.output_bytes or 0 for layer in report.layers), default=0)
     rows: list[list[str]] = []
     for k, row in enumerate(cells):
         escaped = [escape(c) for c in row]
@@ -149,7 +150,7 @@ def layers_table(report: Report) -> str:
             layer = report.layers[k]
             bars = [
                 _bar(layer.macs, most_macs, "bar"),
-                _bar(layer.output_bytes, most_bytes, "bar bytes"),
+                _bar(layer.output_bytes or 0, most_bytes, "bar bytes"),
             ]
         else:
             bars = ["", ""]

@@ -3,6 +3,7 @@ measured (no speed is asserted: timings belong in benchmarks, not tests)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -149,3 +150,39 @@ def test_bench_compares_sequence_outputs(tmp_path: Path) -> None:
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
     result = bench(path, CompileOptions.make(shapes={"s": [(4,), (2,)]}), rounds=1)
     assert result.max_abs_difference == 0
+
+
+def test_macs_inside_an_if_are_counted(tmp_path: Path) -> None:
+    """The work of a model inside an If's branch counts (the larger branch):
+    GFLOP/s are not 0."""
+    from tests.tools.test_report import _branch_model
+
+    path = tmp_path / "branch.onnx"
+    onnx.save(_branch_model(), path)
+    result = bench(path, CompileOptions.make(), rounds=1)
+    assert result.macs == 4 * 8 * 8
+    assert result.gflops(result.onnxc_ms) > 0
+    assert result.max_abs_difference < 1e-5  # the same inputs, the same branch
+
+
+def test_free_dimensions_are_asked_for_before_compiling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import onnxc.tools.bench
+
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4])],
+    )
+    path = tmp_path / "free.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("compiled before asking for the sizes")
+
+    monkeypatch.setattr(onnxc.tools.bench, "compile_with", refuse)
+    message = "input 'x' has free dimension(s) N; give their sizes: --dim N=SIZE"
+    with pytest.raises(OnnxcError, match=re.escape(message)):
+        bench(path, CompileOptions.make())

@@ -204,7 +204,10 @@ def test_error_paths_print_no_traceback(tmp_path):
 
 def test_unbounded_dims_hint_is_shell_safe(capsys, tmp_path):
     model = _save_model(tmp_path / "m.onnx", TensorProto.FLOAT, ["batch size", 4])
-    line = _error_line(capsys, "run", model, "--target", "cortex-m4", "--random")
+    np.save(tmp_path / "x.npy", np.zeros((2, 4), np.float32))
+    line = _error_line(
+        capsys, "run", model, "--target", "cortex-m4", "--input", f"x={tmp_path / 'x.npy'}"
+    )
     assert "'batch size' is not" in line and "--dim NAME=N" in line
 
 
@@ -272,3 +275,100 @@ def test_sequences_run_save_and_compare(capsys, tmp_path):
     assert "grown[1]: matches onnxruntime" in out and "count: matches onnxruntime" in out
     np.testing.assert_array_equal(np.load(tmp_path / "grown.1.npy"), [7, 8, 9])
     np.testing.assert_array_equal(np.load(tmp_path / "grown.2.npy"), [0, 1])
+
+
+def _two_inputs_model(path: Path) -> str:
+    """`y = x * s` with `x` [N, 4] and `s` [1, ?] (an unnamed dimension)."""
+    f = TensorProto.FLOAT
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "s"], ["y"], name="mul")],
+        "g",
+        [
+            helper.make_tensor_value_info("x", f, ["N", 4]),
+            helper.make_tensor_value_info("s", f, [1, None]),
+        ],
+        [helper.make_tensor_value_info("y", f, ["N", 4])],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), path)
+    return str(path)
+
+
+def test_random_asks_for_sizes_before_compiling(capsys, tmp_path, monkeypatch):
+    """Free dimensions without sizes are asked for before any compile, with
+    flags that work (the unnamed one as `INPUT_dimK`); given them, or sizes
+    from `--input` files, the run matches onnxruntime (exactly: one product)."""
+    import onnxc.api
+
+    model = _two_inputs_model(tmp_path / "m.onnx")
+    compiled = onnxc.api.compile_with
+    calls: list[str] = []
+
+    def counted(*args, **kwargs):
+        calls.append("compile")
+        return compiled(*args, **kwargs)
+
+    monkeypatch.setattr(onnxc.api, "compile_with", counted)
+    line = _error_line(capsys, "run", model, "--random")
+    assert line == (
+        "onnxc: error: inputs 'x', 's' have free dimension(s) N, s_dim1; "
+        "give their sizes: --dim N=SIZE --dim s_dim1=SIZE"
+    )
+    np.save(tmp_path / "x.npy", np.ones((3, 4), np.float32))
+    line = _error_line(capsys, "run", model, "--random", "--input", f"x={tmp_path / 'x.npy'}")
+    assert line.endswith(
+        "input 's' has free dimension(s) s_dim1; give their sizes: --dim s_dim1=SIZE"
+    )
+    assert calls == []
+    code, out, err = _run(
+        capsys,
+        "run",
+        model,
+        "--random",
+        "--dim",
+        "s_dim1=4",
+        "--input",
+        f"x={tmp_path / 'x.npy'}",
+        "--compare",
+        "onnxruntime",
+        "--rtol",
+        "0",
+        "--atol",
+        "0",
+    )
+    assert code == 0, err
+    assert "y float32[3, 4]" in out and "y: matches onnxruntime" in out
+    assert calls == ["compile"]
+
+
+def test_compare_feeds_onnxruntime_the_cast_inputs(capsys, tmp_path):
+    """A float64 file for a float32 input: onnxc casts it, and onnxruntime
+    gets the same float32 array (not the float64 one, which it refuses)."""
+    pytest.importorskip("onnxruntime")
+    model = _save_model(tmp_path / "m.onnx", TensorProto.FLOAT, [2, 3], op="Sigmoid")
+    np.save(tmp_path / "x.npy", np.linspace(-3, 3, 6).reshape(2, 3))
+    code, out, err = _run(
+        capsys, "run", model, "--input", f"x={tmp_path / 'x.npy'}", "--compare", "onnxruntime"
+    )
+    assert code == 0, out + err
+    assert "y: matches onnxruntime" in out
+
+
+def test_a_failed_compile_leaves_no_folder_it_made(capsys, tmp_path):
+    """`compile -o` and `run --save` into folders that do not exist: on an
+    error, the folders made for them are gone; a folder that was there, and
+    its files, stay."""
+    model = _save_model(tmp_path / "m.onnx", TensorProto.FLOAT, [2, 3], op="Relu")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a model")
+    made = tmp_path / "out" / "c"
+    _error_line(capsys, "compile", str(broken), "-o", str(made))
+    assert not (tmp_path / "out").exists()
+    _error_line(capsys, "run", str(broken), "--random", "--save", str(made))
+    assert not (tmp_path / "out").exists()
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    _error_line(capsys, "compile", str(broken), "-o", str(kept / "c"))
+    assert kept.is_dir() and list(kept.iterdir()) == []
+    code, _, err = _run(capsys, "compile", model, "-o", str(made), "-q")
+    assert code == 0, err
+    assert (made / "m.c").is_file()

@@ -27,6 +27,8 @@ from onnxc.tools.report import (
     layer_rows,
     max_live_bound,
     measure_code_size,
+    node_macs,
+    onnx_weight_bytes,
 )
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "digits_cnn.onnx"
@@ -171,6 +173,155 @@ def test_graph_output_consumed_later_is_not_an_intermediate() -> None:
     )
     module = onnx_level(model)
     assert intermediates_bytes(module) == max_live_bound(module) == 16
+
+
+# --- If, Loop and Scan bodies ---------------------------------------------------------
+
+
+F = TensorProto.FLOAT
+W8 = numpy_helper.from_array(np.arange(64, dtype=np.float32).reshape(8, 8) / 64, "w")
+
+
+def _branch_model(name: str = "branch") -> onnx.ModelProto:
+    """`p = Relu(x)`, then an If whose then-branch does the work (MatMul of p
+    by w, Relu) and whose else-branch negates p."""
+    then = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["p", "w"], ["a"], name="mm"),
+            helper.make_node("Relu", ["a"], ["t"], name="relu"),
+        ],
+        "then",
+        [],
+        [helper.make_tensor_value_info("t", F, [4, 8])],
+    )
+    other = helper.make_graph(
+        [helper.make_node("Neg", ["p"], ["e"], name="neg")],
+        "else",
+        [],
+        [helper.make_tensor_value_info("e", F, [4, 8])],
+    )
+    graph = helper.make_graph(
+        [
+            helper.make_node("Relu", ["x"], ["p"], name="first"),
+            helper.make_node("If", ["c"], ["y"], name=name, then_branch=then, else_branch=other),
+        ],
+        "g",
+        [
+            helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("x", F, [4, 8]),
+        ],
+        [helper.make_tensor_value_info("y", F, [4, 8])],
+        [W8],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def test_if_branches_are_counted() -> None:
+    """The branches' nodes are rows under the If, whose MACs are the larger
+    branch's; their tensors count in the memory figures: at the If, p (128 B)
+    and the MatMul's result in the then-branch (128 B; the values a branch
+    yields are the If's result)."""
+    module = onnx_level(_branch_model())
+    rows = layer_rows(module)
+    assert [(r.name, r.depth, r.body, r.macs, r.weight_bytes) for r in rows] == [
+        ("first", 0, "", 0, 0),
+        ("branch", 0, "", 4 * 8 * 8, 256),
+        ("mm", 1, "then", 4 * 8 * 8, 256),
+        ("relu", 1, "then", 0, 0),
+        ("neg", 1, "else", 0, 0),
+    ]
+    assert intermediates_bytes(module) == 128 + 128
+    assert max_live_bound(module) == 128 + 128
+    assert onnx_weight_bytes(module) == 256
+
+
+def _loop_model() -> onnx.ModelProto:
+    """A Loop of 3 iterations whose body multiplies the carried [4, 8] by w."""
+    body = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["v_in", "w"], ["a"], name="mm"),
+            helper.make_node("Tanh", ["a"], ["v_out"], name="tanh"),
+            helper.make_node("Identity", ["c_in"], ["c_out"], name="keep"),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("v_in", F, [4, 8]),
+        ],
+        [
+            helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("v_out", F, [4, 8]),
+        ],
+    )
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trips", "cond", "v0"], ["v"], name="loop", body=body)],
+        "g",
+        [helper.make_tensor_value_info("v0", F, [4, 8])],
+        [helper.make_tensor_value_info("v", F, [4, 8])],
+        [
+            W8,
+            numpy_helper.from_array(np.array(3, np.int64), "trips"),
+            numpy_helper.from_array(np.array(True), "cond"),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def _scan_model() -> onnx.ModelProto:
+    """A Scan over 5 rows of x adding each row times w to the state."""
+    body = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x_t", "w"], ["m"], name="mm"),
+            helper.make_node("Add", ["h_in", "m"], ["h_out"], name="add"),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("h_in", F, [1, 8]),
+            helper.make_tensor_value_info("x_t", F, [1, 8]),
+        ],
+        [helper.make_tensor_value_info("h_out", F, [1, 8])],
+    )
+    graph = helper.make_graph(
+        [helper.make_node("Scan", ["h0", "x"], ["h"], name="scan", body=body, num_scan_inputs=1)],
+        "g",
+        [
+            helper.make_tensor_value_info("h0", F, [1, 8]),
+            helper.make_tensor_value_info("x", F, [5, 1, 8]),
+        ],
+        [helper.make_tensor_value_info("h", F, [1, 8])],
+        [W8],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+@pytest.mark.parametrize(
+    "model,expected",
+    [(_loop_model, [("loop", 3 * 4 * 8 * 8)]), (_scan_model, [("scan", 5 * 8 * 8)])],
+    ids=["loop", "scan"],
+)
+def test_bodies_count_per_iteration(model: Any, expected: list[tuple[str, int]]) -> None:
+    """A Loop's body counts once per iteration of its constant trip count,
+    a Scan's once per element of its scan axis (the MACs `bench` counts)."""
+    assert node_macs(onnx_level(model())) == expected
+
+
+def test_long_node_names_are_shortened_in_text_not_in_html() -> None:
+    """A 350-character node name (as TensorFlow exports write) takes a fixed
+    width in the text table, its start and end kept; the HTML page has it whole."""
+    from onnxc.tools.report_html import format_html
+    from onnxc.tools.short_names import NAME_WIDTH
+
+    scopes = "/".join(f"block_{k}" for k in range(40))
+    name = f"StatefulPartitionedCall/model/{scopes}"[: 350 - 7] + "/Switch"
+    report = build_report(_branch_model(name), measure_code=False)
+    assert report.layers[1].name == name and report.layers[1].macs == 256
+    lines = report.format().splitlines()
+    row = next(line for line in lines if line.split()[:1] == ["2"])
+    assert row.split()[1] == name[:22] + "..." + name[-23:]
+    assert len(row.split()[1]) == NAME_WIDTH
+    assert max(len(line) for line in lines if "..." in line) < 120
+    assert name in format_html(report)
 
 
 # --- the report ---------------------------------------------------------------------

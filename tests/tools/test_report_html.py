@@ -28,6 +28,7 @@ from onnxc.tools.report_html import format_html
 from tests.tools.test_report import EXAMPLE, make_model
 
 SVG = "{http://www.w3.org/2000/svg}"
+XHTML = "{http://www.w3.org/1999/xhtml}"
 
 
 def _planned_views(module: ModuleOp) -> Counter[tuple[int, int]]:
@@ -141,3 +142,20 @@ def test_step_labels_thin_out_on_long_models(steps: int) -> None:
     _check_against_plan(root, views, arena)
     labels = [t for t in root.iter(f"{SVG}text") if t.get("transform")]
     assert 0 < len(labels) <= 40
+
+
+def test_if_branches_are_in_the_layer_table() -> None:
+    """The nodes of an If's branches are rows of the page's layer table, under
+    the If, with their MACs; the arena is still the plan."""
+    from tests.tools.test_report import _branch_model
+
+    root, views, arena = _page(_branch_model())
+    _check_against_plan(root, views, arena)
+    rows = [
+        ["".join(td.itertext()) for td in tr.iter(f"{XHTML}td")] for tr in root.iter(f"{XHTML}tr")
+    ]
+    cells = [row[:8] for row in rows if row]
+    assert ["2.1", "then: mm", "MatMul", "4x8", "float", "128", "256", "256"] in [
+        [c.strip() for c in row] for row in cells
+    ]
+    assert ["2", "branch", "If", "4x8", "float", "128", "256", "256"] in cells
