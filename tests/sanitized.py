@@ -29,6 +29,7 @@ TESTS = [
     "tests/e2e/test_growing_loops.py",
     "tests/e2e/test_strings.py",
     "tests/e2e/test_matmul_kernels.py",
+    "tests/e2e/test_conv1d_kernels.py",
     "tests/e2e/test_size_limits.py",
     "tests/e2e/test_output_capacity.py",
     "tests/fuzz/test_graphs.py",

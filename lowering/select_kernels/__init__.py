@@ -115,11 +115,38 @@ def _select(block: Block, kernels: Kernels) -> None:
 # Convolutions
 
 
+def _window(
+    conv: onnx.ConvOp, weights: np.ndarray
+) -> tuple[list[int], list[int], list[int], list[int]] | None:
+    """The window of `conv` as a 2-D one: kernel shape, strides, dilations,
+    pads; a 1-D convolution's is of height 1. None for other ranks, or a
+    kernel_shape the weights contradict."""
+    spatial = weights.ndim - 2
+    if spatial not in (1, 2):
+        return None
+    kernel_shape = list(weights.shape[2:])
+    if list(conv.attr("kernel_shape") or kernel_shape) != kernel_shape:
+        return None
+    strides = list(conv.attr("strides") or [1] * spatial)
+    dilations = list(conv.attr("dilations") or [1] * spatial)
+    pads = list(conv.attr("pads") or [0] * (2 * spatial))
+    if spatial == 1 and len(strides) == len(dilations) == 1 and len(pads) == 2:
+        return [1, *kernel_shape], [1, *strides], [1, *dilations], [0, pads[0], 0, pads[1]]
+    return kernel_shape, strides, dilations, pads
+
+
 def _block_conv(conv: onnx.ConvOp, kernels: Kernels, made: Made) -> None:
+    """A 2-D convolution -> `kernel.conv` between a block of its input and an
+    unblock of its result; a 1-D one the same as a 2-D one of height 1 (its
+    input and result reshaped, which costs nothing: same elements, same
+    order), so that Conv1d runs on the same register-blocked kernel."""
     x_type, y_type = static_float(conv.X), static_float(conv.Y)
     weights = constant_of(conv.W)
     bias = None if isinstance(conv.B.owner, onnx.NoValueOp) else constant_of(conv.B)
-    if x_type is None or y_type is None or weights is None or weights.ndim != 4:
+    if x_type is None or y_type is None or weights is None:
+        return
+    window = _window(conv, weights)
+    if window is None or len(x_type.get_shape()) != weights.ndim:
         return
     if bias is None and not isinstance(conv.B.owner, onnx.NoValueOp):
         return
@@ -130,18 +157,22 @@ def _block_conv(conv: onnx.ConvOp, kernels: Kernels, made: Made) -> None:
     depthwise = group == channels == outputs and group > 1 and weights.shape[1] == 1
     if group != 1 and not depthwise:
         return
-    kernel_shape = list(weights.shape[2:])
-    pads = conv.attr("pads") or [0, 0, 0, 0]
-    strides = conv.attr("strides") or [1, 1]
-    dilations = conv.attr("dilations") or [1, 1]
-    if not _consistent(x_type, y_type, weights.shape, group, kernel_shape, conv):
+    kernel_shape, strides, dilations, pads = window
+    flat_result = None
+    if weights.ndim == 3:  # of height 1
+        (n, c, length), (_, m, out_length) = x_type.get_shape(), y_type.get_shape()
+        x_type, y_type = TensorType(f32, [n, c, 1, length]), TensorType(f32, [n, m, 1, out_length])
+        flat_result = [n, m, out_length]
+        weights = weights[:, :, None, :]
+    if not _consistent(x_type, y_type, weights.shape, group, window):
         return  # the plain lowering says what is wrong
     point = InsertPoint.before(conv)
     label = onnx.node_name(conv) or "conv"
     w, b = _packed(conv.W, conv.B, weights, bias, depthwise, kernels, made, point, label)
     if ("x", conv.X) not in made:
+        x = conv.X if flat_result is None else reshaped(conv.X, list(x_type.get_shape()), point)
         block = kernel.BlockOp.create(
-            operands=[conv.X],
+            operands=[x],
             result_types=[blocked_type(x_type, kernels)],
             attributes={ONNX_NODE_NAME: StringAttr(f"{label} input")},
         )
@@ -164,7 +195,8 @@ def _block_conv(conv: onnx.ConvOp, kernels: Kernels, made: Made) -> None:
     )
     Rewriter.insert_op([new, unblock], point)
     new.Y.name_hint = conv.Y.name_hint
-    conv.Y.replace_all_uses_with(unblock.Y)
+    result = unblock.Y if flat_result is None else reshaped(unblock.Y, flat_result, point)
+    conv.Y.replace_all_uses_with(result)
     Rewriter.erase_op(conv)
 
 
@@ -288,23 +320,14 @@ def _consistent(
     y_type: TensorType,
     w_shape: tuple[int, ...],
     group: int,
-    kernel_shape: list[int],
-    conv: onnx.ConvOp,
+    window: tuple[list[int], list[int], list[int], list[int]],
 ) -> bool:
-    """Whether the attributes, weights and types describe one convolution."""
+    """Whether the window (`_window`), weights and types describe one 2-D
+    convolution."""
     n, channels = x_type.get_shape()[:2]
-    if (conv.attr("kernel_shape") or kernel_shape) != kernel_shape:
-        return False
     if w_shape[1] * group != channels or y_type.get_shape()[:2] != (n, w_shape[0]):
         return False
-    return window_fits(
-        x_type,
-        y_type,
-        kernel_shape,
-        conv.attr("strides") or [1, 1],
-        conv.attr("dilations") or [1, 1],
-        conv.attr("pads") or [0, 0, 0, 0],
-    )
+    return window_fits(x_type, y_type, *window)
 
 
 # --------------------------------------------------------------------------

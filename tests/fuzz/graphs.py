@@ -4,7 +4,7 @@ compiled by onnxc and compared with onnxruntime.
 The generator keeps a pool of values (name, shape, element type) and adds
 nodes whose inputs it picks from the pool under each operator's shape and
 type constraints, biased toward what the kernel stage and the layout passes
-touch: Conv (dense, grouped, depthwise) and MatMul/Gemm fed or followed by
+touch: Conv (dense, grouped, depthwise; 2-D and 1-D) and MatMul/Gemm fed or followed by
 Transpose, Reshape, Flatten, Slice, Concat, broadcasting elementwise ops,
 residual Adds, activations, pools, reductions, normalisations and Softmax.
 Some graphs name their batch dimension (a free dimension, sized at run time),
@@ -212,6 +212,39 @@ def conv(b: Builder) -> Value | None:
     )
 
 
+def conv1d(b: Builder) -> Value | None:
+    """A 1-D Conv (dense, grouped or depthwise) of a [N, C, L] value (the
+    kernel stage runs it as a 2-D one of height 1)."""
+    x = b.pick(lambda v: len(v.shape) == 3 and v.elem == FLOAT)
+    if x is None:
+        return None
+    n, c, length = x.shape
+    kind = b.rng.integers(4)
+    group = c if kind == 0 else (2 if kind == 1 and c % 2 == 0 else 1)
+    m = c if kind == 0 else int(b.rng.choice([1, 3, 4, 8, 16, 17]))
+    if group == 2 and m % 2:
+        m += 1
+    k = min(int(b.rng.choice([1, 3, 3, 5, 7])), length + 2)
+    stride = int(b.rng.choice([1, 1, 2]))
+    dilation = int(b.rng.choice([1, 1, 1, 2]))
+    pads = [int(p) for p in b.rng.integers(0, 3, size=2)]
+    out = (length + sum(pads) - dilation * (k - 1) - 1) // stride + 1
+    if out < 1:
+        return None
+    weight = b.floats([m, c // group, k], 1 / math.sqrt((c // group) * k))
+    inputs = [x.name, weight] + ([b.floats([m], 0.1)] if b.rng.random() < 0.7 else [])
+    return b.add(
+        "Conv",
+        inputs,
+        [n, m, out],
+        group=group,
+        kernel_shape=[k],
+        strides=[stride],
+        dilations=[dilation],
+        pads=pads,
+    )
+
+
 def batch_norm(b: Builder) -> Value | None:
     x = b.pick(lambda v: len(v.shape) == 4 and v.elem == FLOAT)
     if x is None:
@@ -406,6 +439,7 @@ OPERATORS: dict[str, tuple[Callable[[Builder], Value | None], float, bool]] = {
     "unary": (unary, 2.0, True),
     "binary": (binary, 2.5, True),
     "conv": (conv, 2.0, False),
+    "conv1d": (conv1d, 1.0, False),
     "batch_norm": (batch_norm, 0.5, False),
     "pool": (pool, 1.0, False),
     "matmul": (matmul, 2.0, False),
