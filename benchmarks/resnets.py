@@ -78,9 +78,11 @@ def resnet(name: str, size: int = 224, seed: int = 0) -> tuple[Any, Any]:
                     torch.randn(module.weight.shape, generator=generator) * (2 / fan_in) ** 0.5
                 )
             elif isinstance(module, nn.BatchNorm2d):
-                shape = module.running_mean.shape
-                module.running_mean.copy_(torch.randn(shape, generator=generator) * 0.1)
-                module.running_var.copy_(torch.rand(shape, generator=generator) + 0.5)
+                mean, var = module.running_mean, module.running_var
+                assert mean is not None and var is not None  # tracked statistics
+                shape = mean.shape
+                mean.copy_(torch.randn(shape, generator=generator) * 0.1)
+                var.copy_(torch.rand(shape, generator=generator) + 0.5)
                 module.weight.copy_(torch.rand(shape, generator=generator) * 0.5 + 0.5)
                 module.bias.copy_(torch.randn(shape, generator=generator) * 0.1)
     return model, torch.randn((1, 3, size, size), generator=generator)
