@@ -50,6 +50,7 @@ from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import (
     Arith,
     accumulate,
     activations,
+    for_taps,
     load,
     loops_over,
     padded,
@@ -312,15 +313,13 @@ class _Kernel:
         def channel(inner: Builder, ci: Size, block: Size, lane_in: Size) -> None:
             source = (ci, block, lane_in)
 
-            def tap_row(row_b: Builder, kh: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-                def tap(tap_b: Builder, kw: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            def tap_row(row_b: Builder, kh: SSAValue) -> None:
+                def tap(tap_b: Builder, kw: SSAValue) -> None:
                     self._taps(tap_b, n, cb, source, top, lefts, kh, kw, accumulators, masked)
-                    return []
 
-                for_range(row_b, kw_lo, kw_hi, [], tap)
-                return []
+                for_taps(row_b, kw_lo, kw_hi, g.kernel[1], tap, one_tap_if=g.unrolled)
 
-            for_range(inner, kh_lo, kh_hi, [], tap_row)
+            for_taps(inner, kh_lo, kh_hi, g.kernel[0], tap_row, one_tap_if=g.unrolled)
 
         self._channels(b, channel)
         at = [(cb, oh, ow) for ow in columns]

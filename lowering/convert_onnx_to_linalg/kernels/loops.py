@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, math, memref
+from xdsl.dialects import arith, math, memref, scf
 from xdsl.dialects.builtin import f32
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
 
 from onnxc.dialects import kernel
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.elementwise.arithmetic import hard_swish
-from onnxc.lowering.convert_onnx_to_linalg.scf_loops import nest
+from onnxc.lowering.convert_onnx_to_linalg.scf_loops import for_range, index, nest
 from onnxc.lowering.index_arith import IndexArith, Size
 
 __all__ = [
@@ -46,13 +47,35 @@ class Arith(IndexArith):
 
 
 def tap_range(a: Arith, start: Size, taps: int, dilation: int, extent: int) -> tuple[Size, Size]:
-    """The taps k in [lo, hi) with 0 <= start + k * dilation < extent (none
-    when lo >= hi). hi is not raised to lo: a loop to it is as empty, and a
-    C compiler then sees that k < taps (gcc's -Warray-bounds does not see
-    through max(lo, hi), and stops an -Os build reading a weight at k)."""
+    """The taps k in [lo, hi) with 0 <= start + k * dilation < extent (hi
+    is at least lo)."""
     lo = a.max(0, a.ceildiv(a.sub(0, start), dilation))
     hi = a.min(taps, a.add(a.floordiv(a.sub(extent - 1, start), dilation), 1))
-    return lo, hi
+    return lo, a.max(lo, hi)
+
+
+def for_taps(b: Builder, lo: Size, hi: Size, taps: int, body: TapBody, *, one_tap_if: bool) -> None:
+    """body(k) for the taps k in [lo, hi) of a kernel axis of `taps` taps
+    (`tap_range`): a loop, or, with `one_tap_if` and one tap, an `if lo < hi`
+    at k = 0. Cortex-M builds take the `if`: from a loop gcc -Os does not see
+    that k < 1 and its -Warray-bounds stops the build reading a 1x1 kernel's
+    weight at k (random graph 5800). x86 builds keep the loop: told that
+    k = 0, gcc 12's AVX2 vectorizer computes wrong border outputs (random
+    graphs 6798 and 6803; right with -fno-tree-slp-vectorize or below
+    x86-64-v3)."""
+    if taps != 1 or not one_tap_if:
+        for_range(b, lo, hi, [], lambda inner, k, _: body(inner, k) or [])
+        return
+    block = Block()
+    inner = Builder(InsertPoint.at_end(block))
+    body(inner, index(inner, 0))
+    inner.insert(scf.YieldOp())
+    some = b.insert(arith.CmpiOp(index(b, lo), index(b, hi), "slt")).result
+    b.insert(scf.IfOp(some, [], Region(block)))
+
+
+TapBody = Callable[[Builder, SSAValue], None]
+"""What runs for one tap: body(builder, k)."""
 
 
 Activation = Callable[[Builder, SSAValue], SSAValue]

@@ -85,8 +85,7 @@ class PoolOpLowering(OnnxLowering[kernel.PoolOp]):
                 return []
 
             for_range(b, kh_lo, kh_hi, [], tap_row)
-            rows, columns = a.max(0, a.sub(kh_hi, kh_lo)), a.max(0, a.sub(kw_hi, kw_lo))
-            count = kh * kw if include_pad else a.mul(rows, columns)
+            count = kh * kw if include_pad else a.mul(a.sub(kh_hi, kh_lo), a.sub(kw_hi, kw_lo))
             divisor = scalar.number(b, count, f32) if average else None
 
             def store(lb: Builder, v: SSAValue) -> None:
