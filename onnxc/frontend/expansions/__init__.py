@@ -12,8 +12,12 @@ from collections.abc import Mapping
 
 from onnxc.frontend.expansions import (
     microsoft_activations,
+    microsoft_attention,
+    microsoft_group_query_attention,
     microsoft_matmul,
     microsoft_normalization,
+    microsoft_quantized,
+    microsoft_rotary,
     onnxruntime_defaults,
 )
 from onnxc.frontend.expansions.expander import Expander, Expansion, Expansions
@@ -38,8 +42,12 @@ def _register(domain: str, expansions: Expansions) -> None:
 
 
 _register(MICROSOFT, microsoft_activations.EXPANSIONS)
+_register(MICROSOFT, microsoft_attention.EXPANSIONS)
+_register(MICROSOFT, microsoft_group_query_attention.EXPANSIONS)
 _register(MICROSOFT, microsoft_matmul.EXPANSIONS)
 _register(MICROSOFT, microsoft_normalization.EXPANSIONS)
+_register(MICROSOFT, microsoft_quantized.EXPANSIONS)
+_register(MICROSOFT, microsoft_rotary.EXPANSIONS)
 _register(ONNXRUNTIME_DEFAULT, onnxruntime_defaults.EXPANSIONS)
 
 

@@ -8,7 +8,10 @@ any opset, and LayerNormalization below opset 17, where ONNX defines none:
 onnx's checker refuses them ("No Op registered for ...") and its version
 converter cannot upgrade them. Under their own domain they pass both, and the
 `expand-operators` rewrite writes them as the default-domain operators of the
-dialect's opset (`expansions/onnxruntime_defaults.py`)."""
+dialect's opset (`expansions/onnxruntime_defaults.py`). It also adds the
+opset import of a domain whose operators onnxc expands when nodes use it
+without one: onnxruntime's transformer optimizer writes com.microsoft nodes
+into models that do not import com.microsoft, which onnx's checker refuses."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from collections.abc import Iterator
 
 import onnx
 
-from onnxc.frontend.expansions import ONNXRUNTIME_DEFAULT
+from onnxc.frontend.expansions import EXPANSIONS, ONNXRUNTIME_DEFAULT
 from onnxc.frontend.state import ModelState, Rewrite
 
 CLAIMED = frozenset({"SimplifiedLayerNormalization", "LayerNormalization"})
@@ -47,14 +50,17 @@ def claim_onnxruntime_names(state: ModelState) -> bool:
     if opset is None:
         return False
     claimed = False
+    used: set[str] = set()
     for node in _nodes(model.graph):
         if node.domain in ("", "ai.onnx") and node.op_type in CLAIMED:
             if not _defined(node.op_type, opset):
                 node.domain = ONNXRUNTIME_DEFAULT
                 claimed = True
-    if claimed and ONNXRUNTIME_DEFAULT not in opsets:
-        model.opset_import.append(onnx.helper.make_opsetid(ONNXRUNTIME_DEFAULT, 1))
-    return claimed
+        used.add(node.domain)
+    missing = sorted(d for d in used if d in EXPANSIONS and d not in opsets)
+    for domain in missing:
+        model.opset_import.append(onnx.helper.make_opsetid(domain, 1))
+    return claimed or bool(missing)
 
 
 CLAIM_ONNXRUNTIME_NAMES = Rewrite("claim-onnxruntime-names", claim_onnxruntime_names)
