@@ -22,12 +22,14 @@ import dataclasses
 import functools
 import hashlib
 import importlib
+import io
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import onnx
@@ -134,30 +136,20 @@ def read_entry(path: Path) -> Entry | None:
 def write(key: str, header: str, files: Mapping[str, str]) -> None:
     """Store `header` (one line) and `files` under `key` atomically: a line
     naming the files and their lengths, the header's line, then the files'
-    texts one after the other. A cache that cannot be written is not an
-    error: the compilation it would have saved has already succeeded."""
+    texts one after the other."""
     if "\n" in header:
         raise ValueError("an entry's header is one line")
-    target = entry_path(key)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(
-            dir=target.parent, prefix=f".{ENTRY_PREFIX}", suffix=".tmp"
-        )
-    except OSError:
-        return
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(json.dumps({"files": [[n, len(t)] for n, t in files.items()]}) + "\n")
-            stream.write(header + "\n")
-            for text in files.values():
-                write_slices(stream, text)
-        os.replace(temporary, target)
-        from onnxc.emit.cache_limit import prune
 
-        prune(keep=target)
-    except OSError:
-        Path(temporary).unlink(missing_ok=True)
+    def fill(stream: BinaryIO) -> None:
+        text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
+        text.write(json.dumps({"files": [[n, len(t)] for n, t in files.items()]}) + "\n")
+        text.write(header + "\n")
+        for part in files.values():
+            write_slices(text, part)
+        text.flush()
+        text.detach()  # the caller closes the file
+
+    _store(entry_path(key), fill)
 
 
 def weights_path(key: str) -> Path:
@@ -169,7 +161,14 @@ def weights_path(key: str) -> Path:
 def write_weights(key: str, data: np.ndarray) -> None:
     """Store the weights file of the entry `key` (before the entry itself,
     so that an entry is never without them but when they were pruned)."""
-    target = weights_path(key)
+    _store(weights_path(key), data.tofile)
+
+
+def _store(target: Path, fill: Callable[[BinaryIO], object]) -> None:
+    """Write `target` through `fill` into a temporary file of the cache
+    folder, move it into place (a reader never sees half of it) and keep the
+    cache within its limit. A cache that cannot be written is not an error:
+    the compilation it would have saved has already succeeded."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(
@@ -179,8 +178,11 @@ def write_weights(key: str, data: np.ndarray) -> None:
         return
     try:
         with os.fdopen(handle, "wb") as stream:
-            data.tofile(stream)
+            fill(stream)
         os.replace(temporary, target)
+        from onnxc.emit.cache_limit import prune
+
+        prune(keep=target)
     except OSError:
         Path(temporary).unlink(missing_ok=True)
 

@@ -312,3 +312,15 @@ def test_compiling_prunes_and_a_hit_counts_as_use(
         monkeypatch.setenv("ONNXC_CACHE_MAX_MB", bad)
         with pytest.raises(OnnxcError, match="ONNXC_CACHE_MAX_MB"):
             cache_limit.limit_bytes()
+
+
+def test_weights_files_count_in_the_ledger(
+    cache_in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ONNXC_CACHE_MAX_MB", "1")
+    (first,) = _fill(cache_in_tmp, {f"{compile_cache.ENTRY_PREFIX}a.entry": 1000})
+    cache_limit.prune(keep=first)  # measured: the ledger starts
+    compile_cache.write_weights("k", np.zeros(4096, np.uint8))
+    compile_cache.write("k", "header", {"m.c": "int x;\n"})
+    total = int((cache_in_tmp / cache_limit.LEDGER).read_text().split()[0])
+    assert total == sum(p.stat().st_size for p in cache_limit.cached_files())

@@ -63,6 +63,14 @@ def _subgraphs(node: onnx.NodeProto) -> Iterator[onnx.GraphProto]:
             yield from attribute.graphs
 
 
+def all_nodes(graph: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
+    """The nodes of `graph` and of its subgraphs, each before its subgraphs'."""
+    for node in graph.node:
+        yield node
+        for subgraph in _subgraphs(node):
+            yield from all_nodes(subgraph)
+
+
 def all_names(graph: onnx.GraphProto) -> Iterator[str]:
     """Every name `graph` and its subgraphs define or read."""
     yield from (v.name for v in [*graph.input, *graph.output, *graph.value_info])

@@ -16,6 +16,7 @@ from onnxc.dialects import onnx_ml
 from onnxc.errors import OnnxcError, UnsupportedError, first_line
 from onnxc.frontend.domains import DOMAINS, node_label_at
 from onnxc.frontend.expansions import EXPANSIONS, expansion_of
+from onnxc.frontend.graphs import all_nodes
 from onnxc.frontend.rewrites import ml_domain
 from onnxc.frontend.state import ModelState, Rewrite
 
@@ -29,15 +30,6 @@ def _default_opset(model: onnx.ModelProto) -> int | None:
     if any(opset.domain == onnx_ml.DOMAIN for opset in model.opset_import):
         return None
     raise OnnxcError("the model imports no default-domain (ai.onnx) opset") from None
-
-
-def _nodes(graph: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
-    """The nodes of `graph` and of its subgraphs."""
-    for node in graph.node:
-        yield node
-        for attribute in node.attribute:
-            for subgraph in [attribute.g] if attribute.HasField("g") else attribute.graphs:
-                yield from _nodes(subgraph)
 
 
 def foreign_reason(node: onnx.NodeProto) -> str | None:
@@ -59,7 +51,7 @@ def foreign_reason(node: onnx.NodeProto) -> str | None:
 
 def _reject_foreign_domains(model: onnx.ModelProto) -> None:
     local = {(f.domain, f.name) for f in model.functions}
-    for index, node in enumerate(_nodes(model.graph)):
+    for index, node in enumerate(all_nodes(model.graph)):
         if node.domain in DOMAINS or (node.domain, node.op_type) in local:
             continue
         reason = foreign_reason(node)

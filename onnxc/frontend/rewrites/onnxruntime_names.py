@@ -15,24 +15,15 @@ into models that do not import com.microsoft, which onnx's checker refuses."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import onnx
 
 from onnxc.frontend.expansions import EXPANSIONS, ONNXRUNTIME_DEFAULT
+from onnxc.frontend.graphs import all_nodes
 from onnxc.frontend.state import ModelState, Rewrite
 
 CLAIMED = frozenset({"SimplifiedLayerNormalization", "LayerNormalization"})
 """The default-domain names onnxruntime gives operators ONNX lacks (at some
 opsets)."""
-
-
-def _nodes(graph: onnx.GraphProto) -> Iterator[onnx.NodeProto]:
-    for node in graph.node:
-        yield node
-        for attribute in node.attribute:
-            for subgraph in [attribute.g] if attribute.HasField("g") else attribute.graphs:
-                yield from _nodes(subgraph)
 
 
 def _defined(op_type: str, opset: int) -> bool:
@@ -51,7 +42,7 @@ def claim_onnxruntime_names(state: ModelState) -> bool:
         return False
     claimed = False
     used: set[str] = set()
-    for node in _nodes(model.graph):
+    for node in all_nodes(model.graph):
         if node.domain in ("", "ai.onnx") and node.op_type in CLAIMED:
             if not _defined(node.op_type, opset):
                 node.domain = ONNXRUNTIME_DEFAULT
