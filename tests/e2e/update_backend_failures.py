@@ -28,6 +28,11 @@ HEADER = """\
 """
 
 
+_DFT_NOISE = (
+    "the stored imaginary parts are float32 rounding noise of 1.9e-7 where the exact value is 0 "
+    "(numpy's complex64 inverse FFT); onnxc gives 3e-15, beyond the suite's atol of 1e-7 from "
+    "the noise"
+)
 _EMPTY_IMAGE = "the output is empty, as the spec says for a stream the decoder cannot read"
 EXPLAINED = {
     "test_image_decoder_decode_jpeg2k_rgb_cpu": (
@@ -36,6 +41,13 @@ EXPLAINED = {
     "test_image_decoder_decode_webp_rgb_cpu": (
         f"WebP (VP8) is not decoded (no VP8 codec in onnxc_image.c): {_EMPTY_IMAGE}"
     ),
+    "test_attention_4d_causal_fp16_expanded_cpu": (
+        "the stored output rounds to float16 inside Softmax (exp, sum and quotient each in "
+        "float16, as onnx.reference computes the expanded graph); onnxc rounds once, so 2 of "
+        "its values are 1 ulp (4.9e-4) away, beyond the suite's rtol of 1e-3"
+    ),
+    "test_dft_inverse_cpu": _DFT_NOISE,
+    "test_dft_inverse_opset19_cpu": _DFT_NOISE,
 }
 """Causes of failures that show only as a wrong result, by case."""
 

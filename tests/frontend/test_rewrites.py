@@ -307,6 +307,23 @@ def test_reduction_ranks() -> None:
     assert len(_dims(ranked, "r")) == 2
 
 
+def test_reduction_ranks_of_a_squeeze_its_consumer_decides() -> None:
+    """A Squeeze without axes of [N, 1, 3] keeps N when a Split along axis 1
+    reads it (N = 1 could not run the model); along axis 0 it stays unknown."""
+    split = h.make_node("Split", ["s"], ["a", "b", "c"], axis=1, num_outputs=3)
+    model = _model(
+        [h.make_node("Squeeze", ["x"], ["s"]), split],
+        [value("x", T.FLOAT, ["N", 1, 3])],
+        [value(name, T.FLOAT, ["N", 1]) for name in "abc"],
+    )
+    _, ranked = after("reduction-ranks", model)
+    assert _dims(ranked, "s") == ["N", 3]
+    model.graph.node[1].attribute[0].i = 0  # along axis 0, which any rank has
+    inferred = prepare_model(model).model.graph
+    (squeezed,) = [v.type.tensor_type for v in inferred.value_info if v.name == "s"]
+    assert not squeezed.HasField("shape")
+
+
 def _loop(body_nodes, body_outputs, initial) -> onnx.ModelProto:
     body = h.make_graph(
         body_nodes,
@@ -353,6 +370,36 @@ def test_sink_into_branches() -> None:
         OnnxcError, match="'y' has rank 2 in then_branch and 1 in else_branch; its consumers"
     ):
         prepare_model(shared)
+
+
+def test_sink_into_branches_lifts_a_rank_only_broadcast() -> None:
+    """A result of rank 0 and 1 read only by a Mul with a vector and a
+    CastLike's type: the scalar branch gains a leading axis, nothing moves."""
+    branches = {
+        "then_branch": h.make_graph(
+            [h.make_node("Identity", ["s"], ["a"])], "t", [], [value("a", T.FLOAT, [])]
+        ),
+        "else_branch": h.make_graph(
+            [h.make_node("Identity", ["v"], ["b"])], "e", [], [value("b", T.FLOAT, [1])]
+        ),
+    }
+    model = _model(
+        [
+            h.make_node("If", ["c"], ["y"], **branches),  # type: ignore[arg-type]
+            h.make_node("CastLike", ["x", "y"], ["xf"]),
+            h.make_node("Mul", ["xf", "y"], ["z"]),
+        ],
+        [value("x", T.INT64, [4]), value("c", T.BOOL, []), value("s", T.FLOAT, [])]
+        + [value("v", T.FLOAT, [1])],
+        [value("z", T.FLOAT, [4])],
+    )
+    _, lifted = after("sink-into-branches", model)
+    assert _ops(lifted) == ["If", "CastLike", "Mul"]
+    branch = {a.name: [n.op_type for n in a.g.node] for a in lifted.graph.node[0].attribute}
+    assert branch == {
+        "then_branch": ["Identity", "Constant", "Unsqueeze"],
+        "else_branch": ["Identity"],
+    }
 
 
 def test_body_input_types() -> None:

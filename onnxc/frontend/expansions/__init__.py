@@ -19,6 +19,9 @@ from onnxc.frontend.expansions import (
     microsoft_quantized,
     microsoft_rotary,
     onnxruntime_defaults,
+    preview_flex_attention,
+    training_gradient,
+    training_optimizers,
 )
 from onnxc.frontend.expansions.expander import Expander, Expansion, Expansions
 
@@ -28,6 +31,12 @@ MICROSOFT = "com.microsoft"
 ONNXRUNTIME_DEFAULT = "ai.onnxc.onnxruntime"
 """The domain onnxc gives the operators onnxruntime registers under the
 default domain where ONNX has none (`rewrites/onnxruntime_names.py`)."""
+
+PREVIEW = "ai.onnx.preview"
+"""ONNX's preview operators (FlexAttention)."""
+
+PREVIEW_TRAINING = "ai.onnx.preview.training"
+"""ONNX's preview training operators (the optimizers, Gradient)."""
 
 EXPANSIONS: dict[str, Mapping[str, Expansion]] = {}
 """Domain -> op_type -> expansion."""
@@ -49,6 +58,9 @@ _register(MICROSOFT, microsoft_normalization.EXPANSIONS)
 _register(MICROSOFT, microsoft_quantized.EXPANSIONS)
 _register(MICROSOFT, microsoft_rotary.EXPANSIONS)
 _register(ONNXRUNTIME_DEFAULT, onnxruntime_defaults.EXPANSIONS)
+_register(PREVIEW, preview_flex_attention.EXPANSIONS)
+_register(PREVIEW_TRAINING, training_gradient.EXPANSIONS)
+_register(PREVIEW_TRAINING, training_optimizers.EXPANSIONS)
 
 
 def expansion_of(domain: str, op_type: str) -> Expansion | None:
@@ -59,6 +71,8 @@ __all__ = [
     "EXPANSIONS",
     "MICROSOFT",
     "ONNXRUNTIME_DEFAULT",
+    "PREVIEW",
+    "PREVIEW_TRAINING",
     "Expander",
     "Expansion",
     "expansion_of",

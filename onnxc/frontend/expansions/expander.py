@@ -38,6 +38,10 @@ class Expander:
     """The data of detached initializers (`rewrites/weights.py`)."""
     nodes: list[onnx.NodeProto] = field(default_factory=list[onnx.NodeProto])
     """What replaces the node, in order."""
+    graph: onnx.GraphProto | None = None
+    """The graph the node is in, its nodes as the rewrite found them (an
+    expansion that reads the node's surroundings, as Gradient reads the
+    nodes computing its `y`, or that adds initializers); None when unknown."""
 
     # --- reading the node ---------------------------------------------------
 
@@ -77,6 +81,20 @@ class Expander:
         if name is None or name not in self.initializers:
             return None
         return array_of(self.initializers[name], dict(self.weights))
+
+    def declared_type(self, name: str) -> int | None:
+        """The element type `graph` declares for value `name` (an input,
+        output, value_info or initializer of it), None when it declares none."""
+        if self.graph is None:
+            return None
+        graph = self.graph
+        for value in [*graph.input, *graph.output, *graph.value_info]:
+            if value.name == name and value.type.HasField("tensor_type"):
+                return value.type.tensor_type.elem_type or None
+        for tensor in graph.initializer:
+            if tensor.name == name:
+                return tensor.data_type
+        return None
 
     def output(self, index: int) -> str | None:
         """The name of output `index`, None when the node does not produce it."""

@@ -12,6 +12,14 @@ rounds of inference then give them a rank where the branches agree, and
 sink again where they still do not. When the consumer cannot move (several
 consumers, or an input computed after the If) or the result is a graph
 output, the model is refused naming what needs the rank.
+
+Where only broadcasting reads the result, its rank does not matter as long
+as it is no more than another input's: a branch of lower rank then gets
+leading axes of size 1 (AffineGrid's function body yields a step of 0 as a
+scalar in one branch and 2 / (D - 1) of shape [1] in the other, and
+multiplies it with a [D] range). Every reader must be an elementwise
+operator that broadcasts all its inputs together with another input of at
+least the larger rank, or a CastLike taking only its element type.
 """
 
 from __future__ import annotations
@@ -25,6 +33,37 @@ from onnxc.frontend.state import ModelState, Rewrite
 
 BRANCHES = ("then_branch", "else_branch")
 
+BROADCASTING = frozenset(
+    {
+        "Add",
+        "And",
+        "BitShift",
+        "BitwiseAnd",
+        "BitwiseOr",
+        "BitwiseXor",
+        "Div",
+        "Equal",
+        "Greater",
+        "GreaterOrEqual",
+        "Less",
+        "LessOrEqual",
+        "Max",
+        "Mean",
+        "Min",
+        "Mod",
+        "Mul",
+        "Or",
+        "Pow",
+        "Sub",
+        "Sum",
+        "Where",
+        "Xor",
+    }
+)
+"""The elementwise operators that broadcast all their inputs together
+(multidirectionally): leading axes of size 1 on one input change nothing
+where another has at least as many axes."""
+
 
 def _rank(value: onnx.ValueInfoProto) -> int | None:
     tensor = value.type.tensor_type if value.type.HasField("tensor_type") else None
@@ -37,17 +76,23 @@ def _branch_ranks(node: onnx.NodeProto, index: int) -> dict[str, int | None]:
     return {name: found.get(name) for name in BRANCHES}
 
 
-def _ranked(inferred: onnx.GraphProto) -> set[str]:
-    values = [*inferred.input, *inferred.value_info, *inferred.output]
-    return {v.name for v in values if _rank(v) is not None}
+def _value_ranks(inferred: onnx.GraphProto) -> dict[str, int]:
+    """The rank of each value of `inferred` that has one."""
+    ranks = {t.name: len(t.dims) for t in inferred.initializer}
+    for value in [*inferred.input, *inferred.value_info, *inferred.output]:
+        rank = _rank(value)
+        if rank is not None:
+            ranks[value.name] = rank
+    return ranks
 
 
 def sink_into_branches(state: ModelState) -> bool:
-    """Move the consumer of one If result of different ranks into the If's
-    branches; whether one moved (one per round: inference follows)."""
+    """Give one If result of different ranks the larger in every branch,
+    where only broadcasting reads it, else move its consumer into the If's
+    branches; whether one did (one per round: inference follows)."""
     graph = state.model.graph
     inferred = state.types().graph
-    ranked = _ranked(inferred)
+    ranked = _value_ranks(inferred)
     outputs = {o.name for o in graph.output}
     for position, (node, typed) in enumerate(zip(graph.node, inferred.node, strict=True)):
         if node.op_type != "If" or node.domain not in ("", "ai.onnx"):
@@ -65,12 +110,57 @@ def sink_into_branches(state: ModelState) -> bool:
                     f"{label}: output '{result}' has rank {shown}; as a graph output it "
                     "needs one rank"
                 )
+            highest = max(rank for rank in ranks.values() if rank is not None)
+            if _only_broadcast(graph, result, highest, ranked):
+                _lift(graph, node, index, ranks, highest)
+                return True
             consumer = _movable_consumer(graph, position, result)
             if isinstance(consumer, str):
                 raise UnsupportedError(f"{label}: output '{result}' has rank {shown}; {consumer}")
             _sink(graph, node, index, consumer)
             return True
     return False
+
+
+def _only_broadcast(
+    graph: onnx.GraphProto, result: str, highest: int, ranked: dict[str, int]
+) -> bool:
+    """Whether every node reading `result` broadcasts it with another input
+    of rank `highest` or more, or reads only its element type."""
+    readers = [n for n in graph.node if result in n.input or _reads_inside(n, result)]
+    for reader in readers:
+        if reader.domain not in ("", "ai.onnx") or _reads_inside(reader, result):
+            return False
+        if reader.op_type == "CastLike" and reader.input[0] != result:
+            continue
+        others = [ranked.get(i, -1) for i in reader.input if i and i != result]
+        if reader.op_type not in BROADCASTING or max(others, default=-1) < highest:
+            return False
+    return bool(readers)
+
+
+def _lift(
+    graph: onnx.GraphProto,
+    node: onnx.NodeProto,
+    index: int,
+    ranks: dict[str, int | None],
+    highest: int,
+) -> None:
+    """Give output `index` of If `node` rank `highest` in each branch that
+    yields it at a lower rank, by leading axes of size 1."""
+    taken = set(all_names(graph))
+    for attribute in node.attribute:
+        rank = ranks.get(attribute.name)
+        if attribute.name not in BRANCHES or rank is None or rank == highest:
+            continue
+        branch = attribute.g
+        source = branch.output[index].name
+        axes = fresh_name(f"{attribute.name}_{source}_axes", taken)
+        lifted = fresh_name(f"{attribute.name}_{source}_lifted", taken)
+        leading = list(range(highest - rank))
+        branch.node.append(onnx.helper.make_node("Constant", [], [axes], value_ints=leading))
+        branch.node.append(onnx.helper.make_node("Unsqueeze", [source, axes], [lifted]))
+        branch.output[index].CopyFrom(onnx.helper.make_empty_tensor_value_info(lifted))
 
 
 def _movable_consumer(graph: onnx.GraphProto, position: int, result: str) -> onnx.NodeProto | str:

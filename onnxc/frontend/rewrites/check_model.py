@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 import onnx
 
 from onnxc.dialects import onnx_ml
+from onnxc.dialects.onnx import TARGET_OPSET
 from onnxc.errors import OnnxcError, UnsupportedError, first_line
 from onnxc.frontend.domains import DOMAINS, node_label_at
 from onnxc.frontend.expansions import EXPANSIONS, expansion_of
@@ -23,12 +24,18 @@ from onnxc.frontend.state import ModelState, Rewrite
 
 def _default_opset(model: onnx.ModelProto) -> int | None:
     """The default-domain opset the model imports; None when it imports only
-    ai.onnx.ml (its nodes all ml nodes, as the checker made sure)."""
+    ai.onnx.ml (its nodes all ml nodes, as the checker made sure). A model
+    whose nodes are all of domains onnxc expands (the preview training
+    operators import no default domain) is given the dialect's opset, which
+    their expansions are written in."""
     for opset in model.opset_import:
         if opset.domain in ("", "ai.onnx"):
             return opset.version
     if any(opset.domain == onnx_ml.DOMAIN for opset in model.opset_import):
         return None
+    if model.graph.node and all(node.domain in EXPANSIONS for node in all_nodes(model.graph)):
+        model.opset_import.append(onnx.helper.make_opsetid("", TARGET_OPSET))
+        return TARGET_OPSET
     raise OnnxcError("the model imports no default-domain (ai.onnx) opset") from None
 
 
@@ -185,7 +192,9 @@ def check_model(state: ModelState) -> bool:
     except Exception as error:
         raise OnnxcError(f"invalid model: {first_line(error)}") from None
     changed = _settle_dims(state.model)
+    imports = len(state.model.opset_import)
     state.opset = _default_opset(state.model)
+    changed |= len(state.model.opset_import) != imports
     for nodes in [state.model.graph.node, *(f.node for f in state.model.functions)]:
         _check_nodes(nodes, state.opset)
     if not state.foreign:

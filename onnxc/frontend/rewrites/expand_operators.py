@@ -34,7 +34,7 @@ def _expand_graph(
         if expansion is None:
             replaced.append(node)
             continue
-        expander = Expander(node, taken, visible, weights)
+        expander = Expander(node, taken, visible, weights, graph=graph)
         expansion(expander)
         replaced.extend(expander.nodes)
         changed = True
