@@ -249,6 +249,16 @@ class LoopShares:
     def members(self) -> int:
         return len(self.storages) + len(self.nested) + len(self.inner)
 
+    def writers(self, block: Block) -> set[Operation]:
+        """The ops of `block` that write the storages (the loops or
+        branches; not the copies out after them, which only read)."""
+        found = {_top_level(s, block) for s in self.nested}
+        for storage in self.storages:
+            for use in storage.result.uses:
+                if isinstance(use.operation, ReserveOp):
+                    found.add(_top_level(use.operation, block))
+        return found or {op for op in self.during if op.regions}
+
     def anchor(self, position: dict[Operation, int]) -> Operation:
         """The first top-level op of the group: its shares are computed before."""
         return min([*self.storages, *self.during], key=lambda op: position[op])
@@ -695,7 +705,7 @@ def _plan_at_run_time(
     current = end
     position = {op: k for k, op in enumerate(fn.body.block.ops)}
     for group in shares:
-        loop = max(position[op] for op in group.during if op.regions)
+        loop = max(position[op] for op in group.writers(fn.body.block))
         if any(position[group.anchor(position)] < position[b.alloc] < loop for b in data):
             raise InternalError("internal error: a buffer sized from data is made in loop storage")
     steps: list[tuple[Operation, Buffer | LoopShares]] = [(b.alloc, b) for b in data]

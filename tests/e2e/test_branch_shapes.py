@@ -18,7 +18,7 @@ X = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
 
 def _if_model(
     then: list[onnx.NodeProto],
-    then_shape: list[int],
+    then_shape: list[int | str],
     other: list[onnx.NodeProto],
     other_shape: list[int],
     after: list[onnx.NodeProto],
@@ -142,3 +142,29 @@ def test_ranks_that_never_agree_name_the_consumers() -> None:
         onnxc.OnnxcError, match=r"its consumers .*\(Relu\), .*\(Add\) need one rank"
     ):
         onnxc.compile(model)
+
+
+def test_sizes_from_data_in_a_branch() -> None:
+    """The then branch keeps x's positive elements (Compress: a size known
+    only once the branch has run), the else branch x's first row; what
+    follows is copied out of the branch's storage at that size."""
+    model = _if_model(
+        [
+            h.make_node("Reshape", ["x", "flat"], ["f"]),
+            h.make_node("Greater", ["f", "zero"], ["keep"]),
+            h.make_node("Compress", ["f", "keep"], ["a"], axis=0),
+        ],
+        ["kept"],
+        [h.make_node("Gather", ["x", "first"], ["b"], axis=0)],
+        [3],
+        [h.make_node("Relu", ["y"], ["r"]), h.make_node("Add", ["r", "y"], ["z"])],
+        ["n"],
+    )
+    model.graph.initializer.extend(
+        [
+            h.make_tensor("flat", T.INT64, [1], [-1]),
+            h.make_tensor("zero", T.FLOAT, [], [0.0]),
+            h.make_tensor("first", T.INT64, [], [0]),
+        ]
+    )
+    assert _check(model) == {(int((X > 0).sum()),), (3,)}
