@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from onnxc.frontend.expansions.expander import Expander, Expansions
 
 
@@ -34,6 +36,13 @@ def _groups(x: Expander, kinds: Sequence[str], kept: int) -> list[list[str]]:
     ]
 
 
+def _attribute(x: Expander, name: str, default: float | None = None) -> float:
+    """Float attribute `name`, its default rounded to float32 as the schema
+    stores it: a node that leaves an attribute out computes as one that
+    gives its default (onnx.reference reads the schema's float32 too)."""
+    return x.float_attribute(name, None if default is None else float(np.float32(default)))
+
+
 def _into(x: Expander, index: int, op_type: str, *inputs: str) -> str:
     """A one-output node written into the node's output `index` when it has
     one (a fresh name otherwise)."""
@@ -43,7 +52,7 @@ def _into(x: Expander, index: int, op_type: str, *inputs: str) -> str:
 
 def _regularized(x: Expander, value: str, gradient: str) -> str:
     """G_regularized = norm_coefficient * X + G."""
-    norm = x.like(x.float_attribute("norm_coefficient", 0.0), value, "norm_coefficient")
+    norm = x.like(_attribute(x, "norm_coefficient", 0.0), value, "norm_coefficient")
     return x.op("Add", x.op("Mul", norm, value), gradient)
 
 
@@ -52,22 +61,28 @@ def _started(x: Expander) -> str:
     return x.op("Greater", x.needed(1, "T"), x.constant(0, "zero"))
 
 
+def _rate_and_steps(x: Expander, values: Sequence[str]) -> tuple[str, str]:
+    """R and T cast to the optimized tensors' element type (one type for
+    all of them), in which the learning rate is adjusted."""
+    rate = x.op("CastLike", x.needed(0, "R"), values[0])
+    return rate, x.op("CastLike", x.needed(1, "T"), rate)
+
+
 def _adagrad(x: Expander) -> None:
     """r = R / (1 + T * decay_factor); G_reg = norm_coefficient * X + G;
     H_new = H + G_reg^2; X_new = X - r * G_reg / (Sqrt(H_new) + epsilon)."""
     values, gradients, squares = _groups(x, ["X", "G", "H"], 2)
     count = len(values)
-    rate = x.needed(0, "R")
-    decay = x.like(x.float_attribute("decay_factor", 0.0), rate, "decay_factor")
-    steps = x.op("CastLike", x.needed(1, "T"), rate)
+    rate, steps = _rate_and_steps(x, values)
+    decay = x.like(_attribute(x, "decay_factor", 0.0), rate, "decay_factor")
     decayed = x.op("Add", x.like(1.0, rate, "one"), x.op("Mul", steps, decay))
     rate = x.op("Div", rate, decayed)
-    epsilon = x.float_attribute("epsilon", 1e-6)
+    epsilon = _attribute(x, "epsilon", 1e-6)
     for i, (value, gradient, square) in enumerate(zip(values, gradients, squares, strict=True)):
         regularized = _regularized(x, value, gradient)
         accumulated = _into(x, count + i, "Add", square, x.op("Mul", regularized, regularized))
         adaptive = x.op("Add", x.op("Sqrt", accumulated), x.like(epsilon, value, "epsilon"))
-        step = x.op("Mul", x.op("CastLike", rate, value), regularized)
+        step = x.op("Mul", rate, regularized)
         _into(x, i, "Sub", value, x.op("Div", step, adaptive))
 
 
@@ -78,15 +93,14 @@ def _adam(x: Expander) -> None:
     norm_coefficient_post) * (X - R_adj * V_new / (Sqrt(H_new) + epsilon))."""
     values, gradients, moments, squares = _groups(x, ["X", "G", "V", "H"], 3)
     count = len(values)
-    alpha, beta = x.float_attribute("alpha", 0.9), x.float_attribute("beta", 0.999)
-    epsilon = x.float_attribute("epsilon", 1e-6)
-    post = x.float_attribute("norm_coefficient_post", 0.0)
-    rate = x.needed(0, "R")
-    steps = x.op("CastLike", x.needed(1, "T"), rate)
+    alpha, beta = _attribute(x, "alpha", 0.9), _attribute(x, "beta", 0.999)
+    epsilon = _attribute(x, "epsilon", 1e-6)
+    post = _attribute(x, "norm_coefficient_post", 0.0)
+    rate, steps = _rate_and_steps(x, values)
     one = x.like(1.0, rate, "one")
 
     def complement_power(base: float) -> str:
-        """1 - base^T, in R's type."""
+        """1 - base^T."""
         return x.op("Sub", one, x.op("Pow", x.like(base, rate, "base"), steps))
 
     corrected = x.op(
@@ -115,7 +129,7 @@ def _adam(x: Expander) -> None:
             x.op("Mul", x.like(1.0 - beta, value, "one_minus_beta"), squared),
         )
         adaptive = x.op("Add", x.op("Sqrt", new_square), x.like(epsilon, value, "epsilon"))
-        step = x.op("Mul", x.op("CastLike", rate, value), x.op("Div", new_moment, adaptive))
+        step = x.op("Mul", rate, x.op("Div", new_moment, adaptive))
         updated = x.op("Sub", value, step)
         _into(x, i, "Mul", x.like(1.0 - post, value, "one_minus_post"), updated)
 
@@ -130,7 +144,7 @@ def _momentum(x: Expander) -> None:
     mode = mode.decode() if isinstance(mode, bytes) else str(mode)
     if mode not in ("standard", "nesterov"):
         raise x.refuse(f"mode '{mode}' is neither 'standard' nor 'nesterov'")
-    alpha, beta = x.float_attribute("alpha"), x.float_attribute("beta")
+    alpha, beta = _attribute(x, "alpha"), _attribute(x, "beta")
     rate, started = x.needed(0, "R"), _started(x)
     for i, (value, gradient, moment) in enumerate(zip(values, gradients, moments, strict=True)):
         regularized = _regularized(x, value, gradient)
