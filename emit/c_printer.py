@@ -93,7 +93,7 @@ from onnxc.emit.c_types import (
     wide_unsigned_type,
 )
 from onnxc.errors import CEmitError
-from onnxc.ir_names import ARENA, COMMENT
+from onnxc.ir_names import ARENA, COMMENT, IN_RANGE
 
 __all__ = ["BodyPrinter", "Memref", "SCALAR"]
 
@@ -491,6 +491,8 @@ class BodyPrinter:
     def _float_to_int(self, op: Operation) -> str:
         result = op.results[0].type
         width = bits(result)
+        if IN_RANGE in op.attributes:
+            return self.format("({t}){0}", op)
         if packed_bits(result):  # through int32, then the low bits (`_in_range`)
             return self.format("(int32_t)onnxc_fptosi({0}, INT32_MIN, INT32_MAX)", op)
         if op.name == "arith.fptoui":

@@ -69,3 +69,10 @@ MAX_STATIC_ARENA = 2**31 - 1
 """The largest workspace bound given as `NAME_WORKSPACE_SIZE` (which sizes
 the static default arena): a larger static array does not link on 32-bit
 targets, nor in x86-64's default code model, so such a model gets no bound."""
+
+IN_RANGE = "onnxc.in_range"
+"""Discardable attribute of an `arith.fptosi` whose operand is already an
+integral value within the result type's range (a quantizer clamped and
+rounded it): the C printer writes a plain conversion instead of the
+saturating `onnxc_fptosi`, which goes through double (a library call per
+element on a core without a double-precision FPU)."""

@@ -20,6 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import onnxc
+from tests.mcu.tools import MCU_TARGETS, needs_arm
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -86,10 +87,10 @@ def _expected(node: Node, opset: int) -> list[np.ndarray]:
     return outputs
 
 
-def run_and_compare(nodes: list[Node], name: str, opset: int = 21) -> None:
-    """Compile the nodes as one model, run it, and compare every output
-    exactly (as float64 for floats, NaN equal to NaN)."""
-    compiled = onnxc.compile(_model(nodes, opset), name=name)
+def run_and_compare(nodes: list[Node], name: str, opset: int = 21, target: str = "host") -> None:
+    """Compile the nodes as one model for `target`, run it, and compare every
+    output exactly (as float64 for floats, NaN equal to NaN)."""
+    compiled = onnxc.compile(_model(nodes, opset), name=name, target=target)
     feeds = {n: v for node in nodes for n, v in node.inputs if n in node.fed and v is not None}
     results = compiled.run(feeds)
     for node in nodes:
@@ -163,6 +164,40 @@ def test_quantize_linear() -> None:
         "quantize_linear",
         opset=23,
     )
+
+
+@pytest.mark.parametrize(
+    "target", ["host", "host-portable", *(pytest.param(t, marks=needs_arm) for t in MCU_TARGETS)]
+)
+def test_quantize_linear_edges_match_onnxruntime(target: str) -> None:
+    """Every tie from -40000.5 to 40000.5 in steps that reach past the 8- and
+    16-bit ranges, NaN, the infinities, huge values and values just beyond
+    each range's ends, with a zero point: the quantizer clamps before it
+    rounds (a float addition rounding half to even) and converts without a
+    library call; NaN gives the type's lowest value, as onnxruntime's kernels
+    give (the spec leaves it undefined). Exact."""
+    ties = np.arange(-40000, 40001, 37, dtype=np.float64) + 0.5
+    near = np.array([127.5, 128.5, -128.5, -129.5, 255.5, 256.5, 32767.5, 65535.5])
+    special = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 0.0, -0.0, 2.0**22 + 0.5])
+    x = np.concatenate([ties, near, -near, special]).astype(np.float32)
+    nodes = [
+        Node(
+            "QuantizeLinear",
+            [(f"e{k}", x), (f"e{k}_s", f32(scale)), (f"e{k}_z", np.array(point, dtype))],
+            [(f"edges_{np.dtype(dtype).name}", code)],
+            "onnxruntime",
+            fed=(f"e{k}",),
+        )
+        for k, (dtype, code, scale, point) in enumerate(
+            [
+                (np.int8, TensorProto.INT8, 1.0, 3),
+                (np.uint8, TensorProto.UINT8, 0.5, 128),
+                (np.int16, TensorProto.INT16, 1.0, -7),
+                (np.uint16, TensorProto.UINT16, 1.0, 9),
+            ]
+        )
+    ]
+    run_and_compare(nodes, "quantize_linear_edges", opset=21, target=target)
 
 
 def test_quantize_linear_precision() -> None:

@@ -27,9 +27,10 @@ func.func @dql(%x: tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8
 // CHECK-NEXT:      %[[SCALE:.*]] = arith.select %[[EMPTY]], %[[ONE]], %[[STEP]] : f32
 // CHECK:           %[[MS:.*]] = arith.divf %[[L]], %[[SCALE]] : f32
 // CHECK-NEXT:      %[[ZP:.*]] = arith.subf %{{.*}}, %[[MS]] : f32
-// CHECK-NEXT:      %{{.*}} = math.roundeven %[[ZP]] : f32
-// CHECK:           %[[ZQ:.*]] = arith.fptoui %{{.*}} : f32 to ui8
+// CHECK:           %{{.*}} = arith.cmpf ogt, %[[ZP]], %{{.*}} : f32
+// CHECK:           %[[ZI:.*]] = arith.fptosi %{{.*}} {onnxc.in_range} : f32 to i32
+// CHECK-NEXT:      %[[ZQ:.*]] = arith.trunci %[[ZI]] : i32 to ui8
 // CHECK-NEXT:      linalg.yield %[[SCALE]], %[[ZQ]] : f32, ui8
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[S]], %[[Z]] : memref<2x3xf32>, memref<f32>, memref<ui8>) outs(%[[Y]] : memref<2x3xui8>)
-// CHECK:           math.roundeven
-// CHECK:           arith.fptoui
+// CHECK:           arith.fptosi %{{.*}} {onnxc.in_range} : f32 to i32
+// CHECK:           arith.trunci %{{.*}} : i32 to ui8

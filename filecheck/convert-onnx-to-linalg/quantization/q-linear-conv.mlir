@@ -29,5 +29,5 @@ func.func @qc(%x: tensor<1x2x4x4xui8>, %xs: tensor<f32>, %xz: tensor<ui8>, %w: t
 // CHECK-NEXT:          %[[P:.*]] = arith.muli %[[XC]], %[[WC]] : i32
 // CHECK-NEXT:          arith.addi %{{.*}}, %[[P]] : i32
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[ACC]], %[[XS]], %[[WS]], %[[YS]], %[[YZ]] : {{.*}}) outs(%[[OUT]] : memref<1x4x4x4xui8>)
-// CHECK:           math.roundeven
-// CHECK:           arith.fptoui %{{.*}} : f32 to ui8
+// CHECK:           arith.fptosi %{{.*}} {onnxc.in_range} : f32 to i32
+// CHECK:           arith.trunci %{{.*}} : i32 to ui8

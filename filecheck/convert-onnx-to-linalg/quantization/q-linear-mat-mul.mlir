@@ -20,10 +20,11 @@ func.func @qmm(%a: tensor<3x4xi8>, %as: tensor<f32>, %az: tensor<i8>, %b: tensor
 // CHECK-NEXT:      %[[M:.*]] = arith.divf %[[SAB]], %[[SY]] : f32
 // CHECK-NEXT:      %[[TF:.*]] = arith.sitofp %[[T]] : i32 to f32
 // CHECK-NEXT:      %[[V:.*]] = arith.mulf %[[TF]], %[[M]] : f32
-// CHECK-NEXT:      %[[R:.*]] = math.roundeven %[[V]] : f32
-// CHECK-NEXT:      %[[ZF:.*]] = arith.sitofp %[[ZY]] : i8 to f32
-// CHECK-NEXT:      %[[Q:.*]] = arith.addf %[[R]], %[[ZF]] : f32
-// CHECK:           %[[C1:.*]] = arith.maximumf %[[Q]], %{{.*}} : f32
-// CHECK-NEXT:      %[[C2:.*]] = arith.minimumf %[[C1]], %{{.*}} : f32
-// CHECK-NEXT:      %[[Y:.*]] = arith.fptosi %[[C2]] : f32 to i8
+// CHECK:           %[[C1:.*]] = arith.select %{{.*}}, %[[V]], %{{.*}} : f32
+// CHECK:           %[[C2:.*]] = arith.select %{{.*}}, %[[C1]], %{{.*}} : f32
+// CHECK:           %[[R:.*]] = arith.subf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:      %[[I:.*]] = arith.fptosi %[[R]] {onnxc.in_range} : f32 to i32
+// CHECK-NEXT:      %[[ZI:.*]] = arith.extsi %[[ZY]] : i8 to i32
+// CHECK-NEXT:      %[[Q:.*]] = arith.addi %[[I]], %[[ZI]] : i32
+// CHECK-NEXT:      %[[Y:.*]] = arith.trunci %[[Q]] : i32 to i8
 // CHECK-NEXT:      linalg.yield %[[Y]] : i8

@@ -1,7 +1,9 @@
 // RUN: xdsl-opt -p convert-onnx-to-linalg --split-input-file %s | filecheck %s
 
-// Per axis: the scale and zero point are read along axis 1; round half to
-// even, add the zero point in float, clamp to int8's range, convert.
+// Per axis: the scale and zero point are read along axis 1. The quotient is
+// clamped to int8's range less the zero point (NaN gives the lowest value),
+// rounded half to even by adding and subtracting 1.5 * 2^23, converted
+// without saturation (it is in range) and the zero point added in int32.
 func.func @per_axis(%x: tensor<2x3x4xf32>, %s: tensor<3xf32>, %z: tensor<3xi8>) -> tensor<2x3x4xi8> {
   %y = "onnx.QuantizeLinear"(%x, %s, %z) <{axis = 1 : i64}> {onnx_node_name = "q"} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3x4xi8>
   func.return %y : tensor<2x3x4xi8>
@@ -12,14 +14,22 @@ func.func @per_axis(%x: tensor<2x3x4xf32>, %s: tensor<3xf32>, %z: tensor<3xi8>) 
 // CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[S]], %[[Z]] : {{.*}}) outs(%[[OUT]] : memref<2x3x4xi8>)
 // CHECK-NEXT:    ^{{.*}}(%[[XE:[^:]*]]: f32, %[[SE:[^:]*]]: f32, %[[ZE:[^:]*]]: i8, %{{.*}}: i8):
 // CHECK-NEXT:      %[[Q:.*]] = arith.divf %[[XE]], %[[SE]] : f32
-// CHECK-NEXT:      %[[R:.*]] = math.roundeven %[[Q]] : f32
 // CHECK-NEXT:      %[[ZF:.*]] = arith.sitofp %[[ZE]] : i8 to f32
-// CHECK-NEXT:      %[[V:.*]] = arith.addf %[[R]], %[[ZF]] : f32
-// CHECK-NEXT:      %[[LO:.*]] = arith.constant -1.280000e+02 : f32
-// CHECK-NEXT:      %[[HI:.*]] = arith.constant 1.270000e+02 : f32
-// CHECK-NEXT:      %[[A:.*]] = arith.maximumf %[[V]], %[[LO]] : f32
-// CHECK-NEXT:      %[[B:.*]] = arith.minimumf %[[A]], %[[HI]] : f32
-// CHECK-NEXT:      %[[Y:.*]] = arith.fptosi %[[B]] : f32 to i8
+// CHECK-NEXT:      %[[MIN:.*]] = arith.constant -1.280000e+02 : f32
+// CHECK-NEXT:      %[[LO:.*]] = arith.subf %[[MIN]], %[[ZF]] : f32
+// CHECK-NEXT:      %[[MAX:.*]] = arith.constant 1.270000e+02 : f32
+// CHECK-NEXT:      %[[HI:.*]] = arith.subf %[[MAX]], %[[ZF]] : f32
+// CHECK-NEXT:      %[[GT:.*]] = arith.cmpf ogt, %[[Q]], %[[LO]] : f32
+// CHECK-NEXT:      %[[A:.*]] = arith.select %[[GT]], %[[Q]], %[[LO]] : f32
+// CHECK-NEXT:      %[[LT:.*]] = arith.cmpf olt, %[[A]], %[[HI]] : f32
+// CHECK-NEXT:      %[[B:.*]] = arith.select %[[LT]], %[[A]], %[[HI]] : f32
+// CHECK-NEXT:      %[[M:.*]] = arith.constant 0x4B400000 : f32
+// CHECK-NEXT:      %[[UP:.*]] = arith.addf %[[B]], %[[M]] : f32
+// CHECK-NEXT:      %[[R:.*]] = arith.subf %[[UP]], %[[M]] : f32
+// CHECK-NEXT:      %[[I:.*]] = arith.fptosi %[[R]] {onnxc.in_range} : f32 to i32
+// CHECK-NEXT:      %[[ZI:.*]] = arith.extsi %[[ZE]] : i8 to i32
+// CHECK-NEXT:      %[[V:.*]] = arith.addi %[[I]], %[[ZI]] : i32
+// CHECK-NEXT:      %[[Y:.*]] = arith.trunci %[[V]] : i32 to i8
 // CHECK-NEXT:      linalg.yield %[[Y]] : i8
 
 // -----

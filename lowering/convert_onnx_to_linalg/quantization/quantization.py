@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import Float32Type, MemRefType
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, MemRefType, UnitAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
@@ -28,6 +28,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from onnxc import element_types
 from onnxc.dialects import onnx
 from onnxc.element_types import Kind
+from onnxc.ir_names import IN_RANGE
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import (
     PARALLEL,
@@ -49,6 +50,7 @@ from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.convert_onnx_to_linalg.tensor.indexing import require_sizes
 from onnxc.lowering.index_arith import Size
 
+I32 = IntegerType(32)
 WIDE = Float32Type()
 """The type quantization arithmetic is done in (after the division)."""
 
@@ -80,6 +82,8 @@ def quantize(
     does, saturating to the largest finite value unless `saturate` is false
     and the format can represent the overflow."""
     integral = scalar.kind(target) is not Kind.FLOAT
+    if value.type in MAGIC and isinstance(target, IntegerType) and 8 <= target.width.data <= 16:
+        return _quantized_integer(b, value, zero_point, target)
     if integral:
         value = scalar.ROUND_EVEN(b, value)
     value = scalar.convert(b, value, WIDE)
@@ -92,6 +96,40 @@ def quantize(
     low = constant(b, scalar.lowest(target), WIDE)
     high = constant(b, scalar.highest(target), WIDE)
     return scalar.convert(b, scalar.MIN(b, scalar.MAX(b, value, low), high), target)
+
+
+MAGIC = {Float32Type(): 1.5 * 2.0**23, Float64Type(): 1.5 * 2.0**52}
+"""1.5 * 2^(mantissa bits): added to a value of magnitude below 2^22 and
+subtracted again, it rounds the value to an integer, half to even, in the
+default rounding mode (the sum's unit in the last place is 1)."""
+
+
+def _quantized_integer(
+    b: Builder, value: SSAValue, zero_point: SSAValue | None, target: Attribute
+) -> SSAValue:
+    """`quantize` to an integer type of 8 or 16 bits in the float type of
+    `value` (float or double), without a library call. `value` is first
+    clamped to the target's range less the zero point, which are exact
+    integers, so clamping commutes with rounding and the rounding (`MAGIC`)
+    sees magnitudes below 2^17 only; NaN gives the lowest value, as
+    onnxruntime's kernels give. The integral value then converts by a plain C
+    conversion (`IN_RANGE`), and the zero point is added in int32."""
+    t = value.type
+    point = constant(b, 0, t) if zero_point is None else scalar.convert(b, zero_point, t)
+    low = scalar.SUB(b, constant(b, scalar.lowest(target), t), point)
+    high = scalar.SUB(b, constant(b, scalar.highest(target), t), point)
+    above = b.insert(arith.CmpfOp(value, low, "ogt")).result
+    value = b.insert(arith.SelectOp(above, value, low)).result
+    below = b.insert(arith.CmpfOp(value, high, "olt")).result
+    value = b.insert(arith.SelectOp(below, value, high)).result
+    magic = constant(b, MAGIC[t], t)
+    value = scalar.SUB(b, scalar.ADD(b, value, magic), magic)
+    whole = b.insert(arith.FPToSIOp(value, I32))
+    whole.attributes[IN_RANGE] = UnitAttr()
+    if zero_point is None:
+        return scalar.convert(b, whole.result, target)
+    shifted = scalar.ADD(b, whole.result, scalar.convert(b, zero_point, I32))
+    return scalar.convert(b, shifted, target)
 
 
 def dequantize(
