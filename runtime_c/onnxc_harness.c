@@ -38,6 +38,13 @@
  * instructions of starting and reading the timer, and of each wrap's
  * interrupt, included).
  *
+ * Define ONNXC_HARNESS_PROFILE as well for a profiling build of the model
+ * (compile option `profile`): the harness defines the `onnxc_profile_mark`
+ * hook the model calls where each step starts, adds the ticks since the
+ * previous mark to that step (the hook's own instructions outside it, but
+ * for its call and return) and writes steps.txt, one line "TICKS LABEL" per
+ * step in order.
+ *
  * Define ONNXC_HARNESS_TRAP_UNALIGNED when an Armv6-M (Cortex-M0) program runs
  * on an Armv7-M core: it sets CCR.UNALIGN_TRP so that an unaligned load or store
  * faults, as it would on the Armv6-M core, instead of silently working.
@@ -210,7 +217,7 @@ static void systick_start(void) {
    reloads on the next tick: after t ticks it reads (-t) mod SYST_PERIOD. With
    interrupts masked, a wrap not yet counted shows as a pending SysTick
    exception (ICSR.PENDSTSET). */
-static unsigned long systick_elapsed(void) {
+static unsigned long systick_now(void) {
   unsigned long wraps;
   uint32_t value;
   __asm__ volatile("cpsid i" ::: "memory");
@@ -220,10 +227,68 @@ static unsigned long systick_elapsed(void) {
     value = SYST_CVR;
     wraps += 1;
   }
-  SYST_CSR = 0;
   __asm__ volatile("cpsie i" ::: "memory");
   return wraps * SYST_PERIOD + ((SYST_PERIOD - value) & (SYST_PERIOD - 1));
 }
+
+/* The ticks since systick_start, stopping the timer. */
+static unsigned long systick_elapsed(void) {
+  unsigned long ticks = systick_now();
+  SYST_CSR = 0;
+  return ticks;
+}
+
+#ifdef ONNXC_HARNESS_PROFILE
+#define PROFILE_STEPS 4096
+static unsigned long step_ticks[PROFILE_STEPS];
+static const char *step_labels[PROFILE_STEPS];
+static int32_t step_count;
+static int32_t step_open = -1;
+static unsigned long step_since;
+
+/* The model's profiling hook: a label starts step `node`; an empty label
+   ends the last one, `node` being the number of steps. */
+void onnxc_profile_mark(int32_t node, const char *label) {
+  unsigned long now = systick_now();
+  if (step_open >= 0) {
+    step_ticks[step_open] += now - step_since;
+  }
+  step_open = -1;
+  if (label[0] == '\0') {
+    if (node > step_count) {
+      step_count = node;
+    }
+    return;
+  }
+  if (node >= 0 && node < PROFILE_STEPS) {
+    step_labels[node] = label;
+    step_open = node;
+    if (node + 1 > step_count) {
+      step_count = node + 1;
+    }
+  }
+  step_since = systick_now();
+}
+
+static int write_steps(void) {
+  FILE *file = fopen("steps.txt", "w");
+  int32_t k;
+  int closed;
+  if (file == NULL) {
+    fprintf(stderr, "onnxc_harness: cannot open steps.txt\n");
+    return 2;
+  }
+  for (k = 0; k < step_count && k < PROFILE_STEPS; ++k) {
+    fprintf(file, "%lu %s\n", step_ticks[k], step_labels[k] ? step_labels[k] : "");
+  }
+  closed = fclose(file);
+  if (closed != 0) {
+    fprintf(stderr, "onnxc_harness: writing steps.txt failed\n");
+    return 2;
+  }
+  return 0;
+}
+#endif
 
 static int write_ticks(unsigned long ticks) {
   FILE *file = fopen("ticks.txt", "w");
@@ -348,6 +413,12 @@ int main(void) {
       return status;
     }
   }
+#ifdef ONNXC_HARNESS_PROFILE
+  status = write_steps();
+  if (status != 0) {
+    return status;
+  }
+#endif
 #ifdef ONNXC_HARNESS_SYSTICK
   return write_ticks(ticks);
 #else

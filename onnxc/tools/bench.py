@@ -95,7 +95,7 @@ def _per_call_ms(call: Callable[[], object], repeat: int) -> float:
     return (time.perf_counter() - start) * 1e3 / repeat
 
 
-def _inputs(model: CompiledModel, dims: dict[str, int], seed: int) -> dict[str, Any]:
+def random_feeds(model: CompiledModel, dims: dict[str, int], seed: int) -> dict[str, Any]:
     """Random inputs, a sequence input's tensors grouped into its list."""
     rng = np.random.default_rng(seed)
     tensors = {
@@ -118,6 +118,30 @@ def macs_by_node(path: Path, options: CompileOptions) -> dict[str, int]:
 def macs_of(path: Path, options: CompileOptions) -> int:
     """The multiply-accumulates the size report counts for the model."""
     return sum(macs_by_node(path, options).values())
+
+
+def _feeds_for(session: Any, feeds: dict[str, Any]) -> dict[str, Any]:
+    """The feeds `session` takes (onnxruntime refuses the others)."""
+    wanted = {i.name for i in session.get_inputs()}
+    return {k: v for k, v in feeds.items() if k in wanted}
+
+
+def onnxruntime_outputs(path: Path, feeds: dict[str, Any], names: list[str]) -> list[Any]:
+    """onnxruntime's outputs `names` of `path` on `feeds` (one thread)."""
+    session = _session(path)
+    return session.run(names, _feeds_for(session, feeds))
+
+
+def difference(ours: dict[str, Any], theirs: list[Any]) -> float:
+    """The largest absolute difference between onnxc's outputs and
+    onnxruntime's (in the same order), over every output."""
+    return max(
+        (
+            _difference(a, np.asarray(b) if isinstance(b, np.ndarray | np.generic) else b)
+            for a, b in zip(ours.values(), theirs, strict=True)
+        ),
+        default=0.0,
+    )
 
 
 def _difference(ours: Any, theirs: Any) -> float:
@@ -150,22 +174,15 @@ def bench(
     if rounds < 1:
         raise OnnxcError("bench: --rounds must be 1 or more")
     if not get_target(options.target).is_host:
-        raise OnnxcError("bench: only the host target runs at its own speed (not an emulator)")
+        raise OnnxcError(
+            "bench: an MCU target is not timed but counted (onnxc.tools.bench_mcu.bench_mcu)"
+        )
     ask_for_sizes(path, options, {})
     model = compile_with(path, options)
     session = _session(path)
-    feeds = _inputs(model, dict(options.dims), seed)
-    wanted = {i.name for i in session.get_inputs()}
-    ort_feeds = {k: v for k, v in feeds.items() if k in wanted}
-    ours = model.run(feeds)
-    theirs = session.run(model.output_names, ort_feeds)
-    difference = max(
-        (
-            _difference(a, np.asarray(b) if isinstance(b, np.ndarray | np.generic) else b)
-            for a, b in zip(ours.values(), theirs, strict=True)
-        ),
-        default=0.0,
-    )
+    feeds = random_feeds(model, dict(options.dims), seed)
+    ort_feeds = _feeds_for(session, feeds)
+    largest = difference(model.run(feeds), session.run(model.output_names, ort_feeds))
     once = max(
         _per_call_ms(lambda: model.run(feeds), 1),
         _per_call_ms(lambda: session.run(None, ort_feeds), 1),
@@ -187,7 +204,7 @@ def bench(
         onnxc_ms=statistics.median(onnxc_times),
         onnxruntime_ms=statistics.median(ort_times),
         macs=sum(macs.values()),
-        max_abs_difference=difference,
+        max_abs_difference=largest,
         rounds=rounds,
         repeat=repeat,
         layers=layers,

@@ -170,9 +170,16 @@ def _write_html(path: Path, report: Report) -> None:
 
 
 def _bench_command(args: argparse.Namespace) -> int:
+    from onnxc.targets import get_target
     from onnxc.tools.bench import bench, format_result
 
     path = Path(args.model)
+    if not get_target(args.target).is_host:
+        from onnxc.tools.bench_mcu import bench_mcu, format_mcu_result
+
+        counted = bench_mcu(path, compile_options(args), seed=args.seed, per_layer=args.per_layer)
+        print(format_mcu_result(path.stem, counted))
+        return 0
     result = bench(
         path, compile_options(args), rounds=args.rounds, seed=args.seed, per_layer=args.per_layer
     )

@@ -25,12 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-from onnxc.api import CompiledModel
+from onnxc.api import CompiledModel, GeneratedC
 from onnxc.emit.cross import EmulatedC, build_elf
 from onnxc.errors import OnnxcError, RunError
 from onnxc.targets import get_target
 
-__all__ = ["ICOUNT_FLAGS", "InstructionCount", "count_instructions"]
+__all__ = ["ICOUNT_FLAGS", "InstructionCount", "StepCount", "count_instructions", "count_steps"]
 
 ICOUNT_FLAGS = ("-icount", "shift=0")
 """qemu flags making its virtual clock count guest instructions (1 ns each)."""
@@ -53,18 +53,51 @@ def count_instructions(
     `inputs` (in NAME_inputs order, as `EmulatedC.call` takes them) and count
     the instructions of the inference (see the module docstring). The ELF is
     built at `opt_level`, as `onnxc.compile` builds it."""
-    target = get_target(model.target)
+    timeout = model.runner.timeout if isinstance(model.runner, EmulatedC) else None
+    counted, _ = _run_counted(model.generated, model.target, inputs, opt_level, timeout)
+    return counted
+
+
+@dataclass(frozen=True)
+class StepCount:
+    """The instructions of one step of a profiling build (one ONNX node, or
+    the nodes fused into one kernel) and its label ("Conv conv1+relu1")."""
+
+    label: str
+    instructions: int
+
+
+def count_steps(
+    generated: GeneratedC,
+    target: str,
+    inputs: Sequence[np.ndarray],
+    *,
+    opt_level: int = 2,
+    timeout: float | None = None,
+) -> tuple[InstructionCount, list[StepCount]]:
+    """As `count_instructions`, for the C of a profiling build of a model
+    for `target` (`generate_with` with the compile option `profile`; the
+    harness defines its hook): the whole inference and each step of it, in
+    order.
+    The harness's hook reads the timer at each step's start; its own
+    instructions are outside the steps (but for its call and return), so
+    the steps add up to a little less than the whole."""
+    return _run_counted(generated, target, inputs, opt_level, timeout, profile=True)
+
+
+def _run_counted(
+    generated: GeneratedC,
+    target_name: str,
+    inputs: Sequence[np.ndarray],
+    opt_level: int,
+    timeout: float | None,
+    profile: bool = False,
+) -> tuple[InstructionCount, list[StepCount]]:
+    target = get_target(target_name)
     if target.is_host or not target.clock_hz:
         raise OnnxcError(f"target '{target.name}' has no emulated clock to count instructions")
-    generated = model.generated
-    elf = build_elf(
-        generated.name,
-        generated.files,
-        target,
-        opt_level=opt_level,
-        defines=("ONNXC_HARNESS_SYSTICK",),
-    )
-    timeout = model.runner.timeout if isinstance(model.runner, EmulatedC) else None
+    defines = ("ONNXC_HARNESS_SYSTICK", *(("ONNXC_HARNESS_PROFILE",) if profile else ()))
+    elf = build_elf(generated.name, generated.files, target, opt_level=opt_level, defines=defines)
     runner = EmulatedC(
         elf,
         generated.name,
@@ -79,7 +112,18 @@ def count_instructions(
         folder = Path(tmp)
         outputs = runner.call_in(folder, inputs)
         text = (folder / "ticks.txt").read_text().strip()
+        lines = (folder / "steps.txt").read_text().splitlines() if profile else []
     if not text.isdigit():
         raise RunError(f"{generated.name} on {target.name}: ticks.txt holds {text!r}")
+
+    def instructions(ticks: int) -> int:
+        return ticks * 1_000_000_000 // target.clock_hz
+
+    steps: list[StepCount] = []
+    for line in lines:
+        ticks, _, label = line.partition(" ")
+        if not ticks.isdigit():
+            raise RunError(f"{generated.name} on {target.name}: steps.txt holds {line!r}")
+        steps.append(StepCount(label, instructions(int(ticks))))
     ticks = int(text)
-    return InstructionCount(ticks * 1_000_000_000 // target.clock_hz, ticks, outputs)
+    return InstructionCount(instructions(ticks), ticks, outputs), steps
