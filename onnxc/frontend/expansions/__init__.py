@@ -16,6 +16,7 @@ from onnxc.frontend.expansions import (
     microsoft_group_query_attention,
     microsoft_matmul,
     microsoft_normalization,
+    microsoft_qoperator,
     microsoft_quantized,
     microsoft_rotary,
     onnxruntime_defaults,
@@ -55,6 +56,7 @@ _register(MICROSOFT, microsoft_attention.EXPANSIONS)
 _register(MICROSOFT, microsoft_group_query_attention.EXPANSIONS)
 _register(MICROSOFT, microsoft_matmul.EXPANSIONS)
 _register(MICROSOFT, microsoft_normalization.EXPANSIONS)
+_register(MICROSOFT, microsoft_qoperator.EXPANSIONS)
 _register(MICROSOFT, microsoft_quantized.EXPANSIONS)
 _register(MICROSOFT, microsoft_rotary.EXPANSIONS)
 _register(ONNXRUNTIME_DEFAULT, onnxruntime_defaults.EXPANSIONS)
