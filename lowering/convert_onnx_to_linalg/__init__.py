@@ -378,6 +378,7 @@ class ConvertOnnxToLinalgPass(ModulePass):
             track,
             counter(nodes),
             double_sums=get_target(self.target).double_sums,
+            transposed_recurrences=get_target(self.target).is_host,
         )
         PatternRewriteWalker(
             GreedyRewritePatternApplier(collect_patterns(context)),

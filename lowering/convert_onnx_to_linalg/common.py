@@ -79,6 +79,9 @@ class LoweringContext:
     finish when the ops nested in it are (the yields of If and Loop bodies)."""
     double_sums: bool = True
     """Long float sums accumulate in double (the target's `double_sums`)."""
+    transposed_recurrences: bool = False
+    """Recurrent layers read W and R through transposed copies in the
+    workspace (`recurrent/rnn.py`): host targets, whose memory holds them."""
 
     def shapes_of(self, op: Operation) -> Shapes:
         parent = op.parent_op()

@@ -38,6 +38,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -434,6 +435,84 @@ def squeeze(b: Builder) -> Value | None:
     return b.add("Unsqueeze", [x.name, b.ints([axis])], [*x.shape[:axis], 1, *x.shape[axis:]])
 
 
+def recurrent(b: Builder) -> Value | None:
+    """An RNN, GRU or LSTM over a 3-D value [seq, batch, input]: any
+    direction, hidden size, biases, initial states, sequence lengths,
+    peepholes and `linear_before_reset`; its Y or its Y_h joins the pool.
+    Layout 0 only: onnxruntime refuses batch-first recurrences (the backend
+    suite's batchwise cases test them against onnx.reference)."""
+    x = b.pick(lambda v: len(v.shape) == 3 and v.elem == FLOAT)
+    if x is None:
+        if b.rng.random() < 0.5:
+            return None
+        x = b.new_input([int(b.rng.integers(1, n)) for n in (7, 4, 9)])
+    op = str(b.rng.choice(["RNN", "GRU", "LSTM"]))
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    seq, batch = x.shape[0], x.shape[1]
+    hidden = int(b.rng.choice([1, 3, 8, 16, 17]))
+    direction = str(b.rng.choice(["forward", "reverse", "bidirectional"]))
+    d = 2 if direction == "bidirectional" else 1
+    scale = 1 / math.sqrt(hidden)
+    inputs = [x.name, b.floats([d, gates * hidden, x.shape[2]], scale)]
+    inputs.append(b.floats([d, gates * hidden, hidden], scale))
+    state = [d, batch, hidden]
+    optional = [
+        b.floats([d, 2 * gates * hidden], 0.1) if b.rng.random() < 0.7 else "",
+        b.constant(b.rng.integers(1, seq + 1, batch).astype(np.int32), "lens")
+        if b.rng.random() < 0.2
+        else "",
+        b.floats(state, 0.5) if b.rng.random() < 0.4 else "",
+    ]
+    if op == "LSTM":
+        optional.append(b.floats(state, 0.5) if b.rng.random() < 0.4 else "")
+        optional.append(b.floats([d, 3 * hidden], 0.3) if b.rng.random() < 0.3 else "")
+    while optional and not optional[-1]:
+        optional.pop()
+    attributes: dict[str, Any] = {
+        "hidden_size": hidden,
+        "direction": direction,
+    }
+    if op == "GRU":
+        attributes["linear_before_reset"] = int(b.rng.integers(2))
+    whole = b.rng.random() < 0.5
+    shape = [seq, d, batch, hidden] if whole else state
+    out = Value(b.fresh(op.lower()), shape)
+    outputs = [out.name] if whole else ["", out.name]
+    b.nodes.append(helper.make_node(op, [*inputs, *optional], outputs, name=out.name, **attributes))
+    b.pool.append(out)
+    return out
+
+
+def quantize(b: Builder) -> Value | None:
+    """QuantizeLinear then DequantizeLinear (as a quantized model holds them
+    around its layers) of a graph input: int8 or uint8, per tensor or along
+    an axis, with a scale that saturates some values and rounds others half
+    to even. Only inputs: a value computed in float differs from
+    onnxruntime's in its last bits, enough to move it across a rounding
+    boundary now and then (a one-step difference that is no bug)."""
+    inputs = {v.name for v in b.inputs}
+    x = b.pick(lambda v: v.elem == FLOAT and v.name in inputs)
+    if x is None:
+        return None
+    signed = bool(b.rng.integers(2))
+    per_axis = len(x.shape) >= 1 and b.rng.random() < 0.4
+    axis = int(b.rng.integers(len(x.shape))) if per_axis else None
+    count = [x.shape[axis]] if axis is not None else []
+    scale = b.constant(b.rng.uniform(0.002, 0.05, count).astype(np.float32), "s")
+    center, dtype = (0, np.int8) if signed else (128, np.uint8)
+    point = b.constant(b.rng.integers(center - 20, center + 21, count).astype(dtype), "z")
+    attributes = {} if axis is None else {"axis": axis}
+    quantized = b.add(
+        "QuantizeLinear",
+        [x.name, scale, point],
+        x.shape,
+        TensorProto.INT8 if signed else TensorProto.UINT8,
+        **attributes,
+    )
+    b.pool.remove(quantized)  # only float values feed the other generators
+    return b.add("DequantizeLinear", [quantized.name, scale, point], x.shape, **attributes)
+
+
 OPERATORS: dict[str, tuple[Callable[[Builder], Value | None], float, bool]] = {
     # name: (generator, weight, allowed on int32 graphs)
     "unary": (unary, 2.0, True),
@@ -452,6 +531,8 @@ OPERATORS: dict[str, tuple[Callable[[Builder], Value | None], float, bool]] = {
     "softmax": (softmax, 1.0, False),
     "layer_norm": (layer_norm, 0.5, False),
     "squeeze": (squeeze, 0.7, True),
+    "quantize": (quantize, 0.7, False),
+    "recurrent": (recurrent, 0.7, False),
 }
 
 

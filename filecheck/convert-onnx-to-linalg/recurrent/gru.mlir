@@ -1,4 +1,6 @@
-// RUN: xdsl-opt -p convert-onnx-to-linalg --split-input-file %s | filecheck %s
+// RUN: xdsl-opt -p 'convert-onnx-to-linalg{target=cortex-m4}' --split-input-file %s | filecheck %s
+// A microcontroller target reads W and R as they are, each gate row's sum
+// running over k; host targets read transposed copies (transposed.mlir).
 
 // linear_before_reset: the candidate's recurrent product (with Rbh) is
 // computed without the projection, then scaled by the reset gate and added

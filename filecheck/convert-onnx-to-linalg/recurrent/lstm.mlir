@@ -1,4 +1,6 @@
-// RUN: xdsl-opt -p convert-onnx-to-linalg --split-input-file %s | filecheck %s
+// RUN: xdsl-opt -p 'convert-onnx-to-linalg{target=cortex-m4}' --split-input-file %s | filecheck %s
+// A microcontroller target reads W and R as they are, each gate row's sum
+// running over k; host targets read transposed copies (transposed.mlir).
 
 // Layout 1 (batch first), peepholes, and every output: Y is written at each
 // step, Y_h and Y_c after the row's last step.

@@ -42,6 +42,9 @@ class Recurrence:
     clip: float | None
     total_gates: int
     layout: int
+    transposed: bool = False
+    """Whether `r` holds R transposed, [directions, hidden, gates * hidden]:
+    the recurrent term then runs along the gate rows (see `rows`)."""
     d: int = 0
     f: Sequence[Activation] = ()
 
@@ -89,14 +92,25 @@ class Recurrence:
         scale: int | None = None,
     ) -> None:
         """Gate buffer rows of gates first..first+count-1: (the projection and
-        Wb, when `projected`) + Rb + sum_k h[k] (* gate `scale`[k]) R[row, k]."""
+        Wb, when `projected`) + Rb + sum_k h[k] (* gate `scale`[k]) R[row, k],
+        k in order. With R `transposed`, the rows start at their first terms
+        and then, for each k, every row adds its term: the same sums in the
+        same order, with the loop over the rows innermost, reading R^T's row
+        k contiguously (the C compiler vectorises it)."""
         rows = self.times_hidden(b, count)
+
+        def first_terms(b: Builder, row: SSAValue) -> SSAValue:
+            start = self.projected(b, t, batch, row) if projected else constant(b, 0.0, self.acc)
+            bias = self.bias_of(b, row, recurrent=True)
+            return start if bias is None else scalar.ADD(b, start, bias)
+
+        if self.transposed:
+            self._rows_along(b, first, rows, scale, first_terms)
+            return
 
         def each(b: Builder, u: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             row = self.row(b, first, u)
-            start = self.projected(b, t, batch, row) if projected else constant(b, 0.0, self.acc)
-            bias = self.bias_of(b, row, recurrent=True)
-            start = start if bias is None else scalar.ADD(b, start, bias)
+            start = first_terms(b, row)
 
             def term(b: Builder, k: SSAValue, total: list[SSAValue]) -> list[SSAValue]:
                 state = self.load(b, self.h, [k])
@@ -110,6 +124,40 @@ class Recurrence:
             return []
 
         for_range(b, 0, rows, [], each)
+
+    def _rows_along(
+        self,
+        b: Builder,
+        first: int,
+        rows: SSAValue,
+        scale: int | None,
+        first_terms: Callable[[Builder, SSAValue], SSAValue],
+    ) -> None:
+        """`rows` with R transposed: the loop over the rows innermost."""
+
+        def start(b: Builder, u: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            row = self.row(b, first, u)
+            self.store(b, first_terms(b, row), self.gates, [row])
+            return []
+
+        for_range(b, 0, rows, [], start)
+
+        def term(b: Builder, k: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            state = self.load(b, self.h, [k])
+            if scale is not None:
+                state = scalar.MUL(b, state, self.load(b, self.gates, [self.row(b, scale, k)]))
+
+            def add(b: Builder, u: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+                row = self.row(b, first, u)
+                weight = self.load(b, self.r, [index(b, self.d), k, row])
+                total = scalar.ADD(b, self.load(b, self.gates, [row]), scalar.MUL(b, state, weight))
+                self.store(b, total, self.gates, [row])
+                return []
+
+            for_range(b, 0, rows, [], add)
+            return []
+
+        for_range(b, 0, self.hidden, [], term)
 
     def gate(self, b: Builder, gate: int, u: SSAValue) -> SSAValue:
         return self.load(b, self.gates, [self.row(b, gate, u)])

@@ -26,7 +26,7 @@ from typing import ClassVar
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IndexType, MemRefType
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -120,8 +120,14 @@ class RecurrentLowering(OnnxLowering[onnx.OnnxOp]):
         if y is not None and not is_none(lens_value):
             fill(rewriter, op, y, 0.0)
         x, w = buffer_of(rewriter, x_value), buffer_of(rewriter, w_value)
+        r = buffer_of(rewriter, r_value)
         xw = alloc(rewriter, MemRefType(acc, [-1] * 4), [directions, seq, batch_size, rows])
-        _project(rewriter, op, x, w, xw, layout)
+        transposed = self.context.transposed_recurrences
+        if transposed:
+            inputs = x_sizes[2]
+            w = _transposed(rewriter, op, w, acc, [directions, inputs, rows])
+            r = _transposed(rewriter, op, r, acc, [directions, hidden, rows])
+        _project(rewriter, op, x, w, xw, layout, transposed)
         starts = [h0_value, *op.operands[6:7]]  # initial_h, and initial_c of LSTM
         initial = [None if is_none(v) else buffer_of(rewriter, v) for v in starts]
         lens = None if is_none(lens_value) else buffer_of(rewriter, lens_value)
@@ -130,7 +136,7 @@ class RecurrentLowering(OnnxLowering[onnx.OnnxOp]):
             hidden,
             shapes.index(hidden),
             xw,
-            buffer_of(rewriter, r_value),
+            r,
             None if is_none(b_value) else buffer_of(rewriter, b_value),
             self.peepholes(op, rewriter),
             alloc(rewriter, MemRefType(acc, [-1]), [rows]),
@@ -139,6 +145,7 @@ class RecurrentLowering(OnnxLowering[onnx.OnnxOp]):
             op.attr("clip"),
             self.gate_count,
             layout,
+            transposed,
         )
         length = shapes.index(seq)
         here = builder_before(op)
@@ -217,6 +224,30 @@ class RecurrentLowering(OnnxLowering[onnx.OnnxOp]):
         return None
 
 
+def _transposed(
+    rewriter: PatternRewriter,
+    op: onnx.OnnxOp,
+    weights: SSAValue,
+    acc: Attribute,
+    sizes: list[Size],
+) -> SSAValue:
+    """A copy of W or R [directions, rows, k] transposed to [directions, k,
+    rows], in the accumulator type: made once per call, it lets the
+    products run along the rows (a copy of 1/seq of their work)."""
+    copy = alloc(rewriter, MemRefType(acc, [-1] * 3), sizes)
+    source = AffineMap.from_callable(lambda d, k, j: (d, j, k))
+    generic(
+        rewriter,
+        op,
+        [weights],
+        [copy],
+        [source, AffineMap.identity(3)],
+        [PARALLEL] * 3,
+        lambda b, args: widened(b, args[:1], acc)[0],
+    )
+    return copy
+
+
 def _project(
     rewriter: PatternRewriter,
     op: onnx.OnnxOp,
@@ -224,15 +255,27 @@ def _project(
     w: SSAValue,
     xw: SSAValue,
     layout: int,
+    transposed: bool,
 ) -> None:
     """xw[d, t, b, j] = sum_i X[t, b, i] W[d, j, i] (X[b, t, i] in layout 1):
-    a zero fill and one generic over (d, t, b, j, i), i a reduction."""
+    a zero fill and one generic over (d, t, b, j, i), i a reduction; with W
+    `transposed` ([d, i, j]), over (d, t, b, i, j): each sum in the same
+    order, the loop over j innermost and contiguous."""
     fill(rewriter, op, xw, 0.0)
-    x_map = AffineMap.from_callable(
-        lambda d, t, b, j, i: (b, t, i) if layout else (t, b, i)  # noqa: ARG005
-    )
-    w_map = AffineMap.from_callable(lambda d, t, b, j, i: (d, j, i))  # noqa: ARG005
-    out_map = AffineMap.from_callable(lambda d, t, b, j, i: (d, t, b, j))  # noqa: ARG005
+    if transposed:
+        x_map = AffineMap.from_callable(
+            lambda d, t, b, i, j: (b, t, i) if layout else (t, b, i)  # noqa: ARG005
+        )
+        w_map = AffineMap.from_callable(lambda d, t, b, i, j: (d, i, j))  # noqa: ARG005
+        out_map = AffineMap.from_callable(lambda d, t, b, i, j: (d, t, b, j))  # noqa: ARG005
+        iterators = [PARALLEL] * 3 + [REDUCTION, PARALLEL]
+    else:
+        x_map = AffineMap.from_callable(
+            lambda d, t, b, j, i: (b, t, i) if layout else (t, b, i)  # noqa: ARG005
+        )
+        w_map = AffineMap.from_callable(lambda d, t, b, j, i: (d, j, i))  # noqa: ARG005
+        out_map = AffineMap.from_callable(lambda d, t, b, j, i: (d, t, b, j))  # noqa: ARG005
+        iterators = [PARALLEL] * 4 + [REDUCTION]
 
     def multiply_add(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
         acc = args[2]
@@ -245,7 +288,7 @@ def _project(
         [x, w],
         [xw],
         [x_map, w_map, out_map],
-        [PARALLEL] * 4 + [REDUCTION],
+        iterators,
         multiply_add,
     )
 
