@@ -44,6 +44,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from onnxc.forked import run_forked
+
 OPSET = 18
 REGRESSIONS = Path(__file__).resolve().parent / "regressions"
 FLOAT = TensorProto.FLOAT
@@ -642,27 +644,26 @@ def expected(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict[str, 
 def _in_child(
     run: Callable[[], dict[str, np.ndarray]], timeout: float = 120.0
 ) -> dict[str, np.ndarray] | Outcome:
-    """`run()` in a forked child: its outputs, or how the child ended."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: run, send the outputs, leave without cleanup
-        os.close(read)
+    """`run()` in a forked child (`onnxc.forked`): its outputs, or how the
+    child ended; a hang when no child answered within `timeout` seconds."""
+
+    def child(pipe: int) -> None:  # run, send the outputs, leave without cleanup
         try:
             payload = pickle.dumps(("ok", run()))
         except BaseException as error:  # noqa: BLE001 - reported to the parent
             payload = pickle.dumps(("error", f"{type(error).__name__}: {error}"))
-        with os.fdopen(write, "wb") as pipe:
-            pipe.write(payload)
+        with os.fdopen(pipe, "wb") as stream:
+            stream.write(payload)
         os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        return Outcome("crash", f"signal {os.WTERMSIG(status)}")
-    if os.WEXITSTATUS(status) != 0 or not data:
-        return Outcome("crash", f"exit status {os.WEXITSTATUS(status)}")
-    kind, value = pickle.loads(data)
+
+    result = run_forked(child, timeout)
+    if not result.answered:
+        return Outcome("hang", f"no answer in {timeout:.0f} s, twice")
+    if result.signal is not None:
+        return Outcome("crash", f"signal {result.signal}")
+    if result.exit_status != 0 or not result.data:
+        return Outcome("crash", f"exit status {result.exit_status}")
+    kind, value = pickle.loads(result.data)
     if kind == "error":
         return Outcome("crash", value)
     return value

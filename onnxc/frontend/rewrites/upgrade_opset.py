@@ -19,7 +19,14 @@ import onnx
 
 from onnxc.dialects.onnx import TARGET_OPSET
 from onnxc.errors import OnnxcError, first_line
+from onnxc.forked import run_forked
 from onnxc.frontend.state import ModelState, Rewrite
+
+DEADLINE_SECONDS = 60.0
+DEADLINE_BYTES_PER_SECOND = 1e6
+"""How long a converting child may take before it is taken for stuck: a
+minute, and a second more per MB of model (conversions take well under a
+second per MB)."""
 
 _CONVERTED, _FAILED = b"+", b"-"
 """The first byte of the child's answer: the upgraded model's bytes follow,
@@ -37,36 +44,39 @@ def _convert(model: onnx.ModelProto, opset: int) -> onnx.ModelProto:
 
 
 def _convert_in_child(model: onnx.ModelProto, opset: int) -> onnx.ModelProto:
-    """`_convert` in a forked child, its result serialized through a pipe: a
-    crash of the converter ends the child only, and is reported with the last
-    line it printed (a failed C++ assertion says what). What it prints
-    otherwise (warnings) is passed on as the converter would have printed it."""
-    read, write = os.pipe()
+    """`_convert` in a forked child (`onnxc.forked`), its result serialized
+    through a pipe: a crash of the converter ends the child only, and is
+    reported with the last line it printed (a failed C++ assertion says
+    what). What it prints otherwise (warnings) is passed on as the converter
+    would have printed it. A child that never answers (one forked while
+    another thread held a lock it needs) is forked again, and past that the
+    conversion runs in this process."""
     with tempfile.TemporaryFile() as printed:
-        pid = os.fork()
-        if pid == 0:  # the child: convert, answer, leave without cleanup
-            os.close(read)
+
+        def child(pipe: int) -> None:  # convert, answer, leave without cleanup
             os.dup2(printed.fileno(), 2)
             faulthandler.disable()  # a crash is the parent's one line, not a dump here
             try:
                 answer = _CONVERTED + _convert(model, opset).SerializeToString()
             except BaseException as error:  # noqa: BLE001 - every failure goes to the parent
                 answer = _FAILED + str(error).encode()
-            with os.fdopen(write, "wb") as pipe:
-                pipe.write(answer)
+            with os.fdopen(pipe, "wb") as stream:
+                stream.write(answer)
             sys.stderr.flush()
             os._exit(0)
-        os.close(write)
-        with os.fdopen(read, "rb") as pipe:
-            answer = pipe.read()
-        _, status = os.waitpid(pid, 0)
+
+        deadline = DEADLINE_SECONDS + model.ByteSize() / DEADLINE_BYTES_PER_SECOND
+        result = run_forked(child, deadline)
         printed.seek(0)
         text = printed.read().decode(errors="replace")
-    if os.WIFSIGNALED(status) or not answer:
+    if not result.answered:
+        return _convert(model, opset)
+    answer = result.data
+    if result.signal is not None or not answer:
         how = (
-            f"signal {os.WTERMSIG(status)}"
-            if os.WIFSIGNALED(status)
-            else f"exit status {os.waitstatus_to_exitcode(status)}"
+            f"signal {result.signal}"
+            if result.signal is not None
+            else f"exit status {result.exit_status}"
         )
         said = text.strip().splitlines()[-1:]
         if said:
