@@ -25,8 +25,8 @@ from onnx.reference import ReferenceEvaluator
 
 import onnxc
 from tests.e2e.contrib_ops import assert_refused_in_one_line
+from tests.e2e.test_preview_training import TRAINING, declared, training_model
 
-TRAINING = "ai.onnx.preview.training"
 RNG = np.random.default_rng(29)
 SHAPES = [[3, 4], [5]]
 TOLERANCES: dict[type, tuple[float, float]] = {np.float32: (1e-5, 1e-6), np.float64: (1e-12, 1e-12)}
@@ -153,18 +153,10 @@ def _model(case: Optimizer, feeds: Mapping[str, np.ndarray]) -> onnx.ModelProto:
     graph = helper.make_graph(
         [_node(case, inputs, named)],
         "optimizer",
-        [_declared(name, feeds[name]) for name in inputs],
-        [_declared(name, feeds[name.removesuffix("_new")]) for name in named if name],
+        [declared(name, feeds[name]) for name in inputs],
+        [declared(name, feeds[name.removesuffix("_new")]) for name in named if name],
     )
-    opsets = [helper.make_opsetid("", 18), helper.make_opsetid(TRAINING, 1)]
-    model = helper.make_model(graph, opset_imports=opsets)
-    model.ir_version = 10
-    return model
-
-
-def _declared(name: str, value: np.ndarray) -> onnx.ValueInfoProto:
-    element = helper.np_dtype_to_tensor_dtype(value.dtype)
-    return helper.make_tensor_value_info(name, element, list(value.shape))
+    return training_model(graph)
 
 
 def _expected(case: Optimizer, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -133,16 +133,22 @@ def gradient_model(
     graph = helper.make_graph(
         [gradient, *forward] if first else [*forward, gradient],
         "gradient",
-        [_declared(name, value) for name, value in inputs.items()],
-        [_declared(f"d_{x}", inputs[reads[i] if reads else x]) for i, x in enumerate(xs)],
+        [declared(name, value) for name, value in inputs.items()],
+        [declared(f"d_{x}", inputs[reads[i] if reads else x]) for i, x in enumerate(xs)],
     )
+    return training_model(graph)
+
+
+def training_model(graph: onnx.GraphProto) -> onnx.ModelProto:
+    """`graph` as a model importing ai.onnx 18 and the preview training domain."""
     opsets = [helper.make_opsetid("", 18), helper.make_opsetid(TRAINING, 1)]
     model = helper.make_model(graph, opset_imports=opsets)
     model.ir_version = 10
     return model
 
 
-def _declared(name: str, value: np.ndarray) -> onnx.ValueInfoProto:
+def declared(name: str, value: np.ndarray) -> onnx.ValueInfoProto:
+    """A value info of `value`'s element type and shape."""
     element = helper.np_dtype_to_tensor_dtype(value.dtype)
     return helper.make_tensor_value_info(name, element, list(value.shape))
 
@@ -294,7 +300,7 @@ def test_gradient_at_other_values_copies_the_forward_nodes(dtype: type) -> None:
     feeds = {name: draw(shape, dtype) for name, shape in shapes.items()}
     feeds |= {f"{name}2": draw(shape, dtype) for name, shape in shapes.items()}
     model = gradient_model(COPIED, feeds, ["a", "b"], "y", reads=["a2", "b2", "s2"], zs=["s"])
-    model.graph.output.append(_declared("y", feeds["a"] * feeds["s"]))
+    model.graph.output.append(declared("y", feeds["a"] * feeds["s"]))
     assert_gradients(model, feeds, copied, ["a2", "b2", "s2"], ["a", "b"])
     got = onnxc.compile(model, cache=False).run(feeds)["y"]
     rtol, atol = TOLERANCES[dtype]
