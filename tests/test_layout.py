@@ -43,6 +43,7 @@ FACTS = {
     "containers",
     "container_io",
     "folding",
+    "forked",
 }
 """The top-level modules of `onnxc/` by role: the driver, and the facts every
 layer may import (`onnxc/__init__.py` is the driver too, `__main__` a tool)."""
