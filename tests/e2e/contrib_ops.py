@@ -79,18 +79,21 @@ def assert_runs_match_onnxruntime(
     compiled = onnxc.compile(model, cache=False)
     for feeds in runs:
         expected = dict(zip(names, session.run(None, dict(feeds)), strict=True))
-        got = compiled.run(dict(feeds))
-        assert list(got) == names
-        for name, value in got.items():
-            want = expected[name]
-            assert (value.shape, value.dtype) == (want.shape, want.dtype), name
-            np.testing.assert_allclose(
-                value.astype(np.float64),
-                want.astype(np.float64),
-                rtol=rtol,
-                atol=atol,
-                err_msg=name,
-            )
+        assert_outputs_match(compiled.run(dict(feeds)), expected, rtol, atol)
+
+
+def assert_outputs_match(
+    got: Mapping[str, np.ndarray], expected: Mapping[str, np.ndarray], rtol: float, atol: float
+) -> None:
+    """onnxc's outputs `got` are `expected`: the same names in order, shapes
+    and element types, values within `rtol` and `atol`."""
+    assert list(got) == list(expected)
+    for name, value in got.items():
+        want = expected[name]
+        assert (value.shape, value.dtype) == (want.shape, want.dtype), name
+        np.testing.assert_allclose(
+            value.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, err_msg=name
+        )
 
 
 @dataclass

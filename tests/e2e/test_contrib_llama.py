@@ -61,7 +61,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import onnxc
-from tests.e2e.contrib_ops import F16, Dim, F
+from tests.e2e.contrib_ops import F16, Dim, F, assert_outputs_match
 
 HIDDEN, HEADS, KV_HEADS, HEAD, INTERMEDIATE, VOCAB = 64, 4, 2, 16, 128, 96
 BLOCK = 32
@@ -266,6 +266,19 @@ def _attention(w: _Writer, layer: int, hidden: str, mask: tuple[str, str]) -> st
     return w.matmul_nbits(f"{base}/o_proj/MatMul", attended, q_size, HIDDEN)
 
 
+def _rms_norm(w: _Writer, value: str, weight: str, name: str) -> str:
+    """The default-domain SimplifiedLayerNormalization the builder writes
+    (over the last axis, in float)."""
+    return w.node(
+        "SimplifiedLayerNormalization",
+        [value, weight],
+        name,
+        epsilon=EPSILON,
+        axis=-1,
+        stash_type=1,
+    )
+
+
 def _head_norm(w: _Writer, base: str, value: str, heads: str, width: int) -> str:
     """Qwen3's q_norm or k_norm: SimplifiedLayerNormalization of each head
     of `value` (batch, S, `width`), reshaped to (batch, S * `heads`, HEAD)
@@ -274,15 +287,7 @@ def _head_norm(w: _Writer, base: str, value: str, heads: str, width: int) -> str
     shape = w.weight(f"{base}/heads_shape", np.array([0, -1, HEAD]))
     split = w.typed(w.node("Reshape", [value, shape], f"{base}/Reshape_1"), rows)
     weight = w.floats(f"{base}.weight".replace("/", ".").strip("."), HEAD, scale=0.1, shift=1.0)
-    name = f"{base}/SimplifiedLayerNormalization"
-    normed = w.node(
-        "SimplifiedLayerNormalization",
-        [split, weight],
-        name,
-        epsilon=EPSILON,
-        axis=-1,
-        stash_type=1,
-    )
+    normed = _rms_norm(w, split, weight, f"{base}/SimplifiedLayerNormalization")
     w.typed(normed, rows)
     merged = w.weight(f"{base}/merged_shape", np.array([0, -1, width]))
     return w.typed(w.node("Reshape", [normed, merged], f"{base}/Reshape_2"), [B, S, width])
@@ -341,14 +346,7 @@ def decoder_model(
     mask = _mask_reformat(w)
     norm = "/model/layers.0/input_layernorm/LayerNorm"
     weight = w.floats("model.layers.0.input_layernorm.weight", HIDDEN, scale=0.1, shift=1.0)
-    hidden = w.node(
-        "SimplifiedLayerNormalization",
-        [embedded, weight],
-        norm,
-        epsilon=EPSILON,
-        axis=-1,
-        stash_type=1,
-    )
+    hidden = _rms_norm(w, embedded, weight, norm)
     w.typed(hidden, [B, S, HIDDEN])
     residual = embedded
     for layer in range(decoder.layers):
@@ -450,19 +448,9 @@ def assert_step_matches(
     """onnxc's outputs on `feeds` are onnxruntime's (names, shapes, types,
     values within `tolerance` absolute and relative); returns onnxruntime's."""
     expected = reference.run(feeds)
-    got = compiled.run(dict(feeds))
-    assert list(got) == list(expected)
-    for name, value in got.items():
-        want = expected[name]
-        assert (value.shape, value.dtype) == (want.shape, want.dtype), name
+    for name, want in expected.items():
         assert np.isfinite(want).all(), name
-        np.testing.assert_allclose(
-            value.astype(np.float64),
-            want.astype(np.float64),
-            rtol=tolerance,
-            atol=tolerance,
-            err_msg=name,
-        )
+    assert_outputs_match(compiled.run(dict(feeds)), expected, tolerance, tolerance)
     return expected
 
 
