@@ -38,6 +38,18 @@ vector loop. Lanes past C in the last block are padding no operation reads.
   one fused multiply-add (one rounding instead of two). Its activation is
   Relu, HardSwish or Clip (Tanh is kernel.conv's alone).
 
+- `kernel.qconv`: an integer 2-D convolution of an int8 or uint8 NCHW X,
+  requantized into an int8 or uint8 Y as it is stored:
+  `Y = quantize(((X - x_zero_point) * W + B) * S[m], y_zero_point)`, with
+  QuantizeLinear's saturation and rounding. W is int8 packed at compile time
+  into int32 words, `[ceil(M/2)*2, K4]` for K4 words a row: the reduction
+  runs over (kh, kw, c) with c in pairs (C rounded up to even), each word
+  holding taps 4q..4q+3 as bytes (4q, 4q+2, 4q+1, 4q+3), so that
+  sign-extending bytes 0 and 2 gives the pair (4q, 4q+1) and bytes 1 and 3
+  the pair (4q+2, 4q+3); zeros pad it. B is the int32 bias and S the float
+  multipliers `x_scale * w_scale[m] / y_scale` (onnxruntime's, in float),
+  one per row of W.
+
 The operations share `OnnxOp`'s base, with schemas of their own (domain
 `onnxc.kernel`), so that a lowering treats them like any `onnx.*` operation.
 """
@@ -252,6 +264,49 @@ class MatmulOp(_Epilogue):
     y_perm = opt_prop_def(DenseArrayBase)
 
 
-KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp, MatmulOp], [])
+@irdl_op_definition
+class QconvOp(OnnxOp):
+    """`kernel.qconv`: an int8 convolution with requantization fused."""
 
-__all__ = ["DOMAIN", "KERNEL", "BlockOp", "ConvOp", "MatmulOp", "PoolOp", "UnblockOp"]
+    name = "kernel.qconv"
+    SCHEMA: ClassVar[OpSchema] = OpSchema(
+        "Qconv",
+        DOMAIN,
+        1,
+        doc="integer convolution, quantize(((X - zx) * W + B) * S, zy)",
+        inputs=[
+            _Param("X", "T1", "NCHW input"),
+            _Param("W", "I", "weights packed in int32 words"),
+            _Param("B", "I", "int32 bias, one per row of W"),
+            _Param("S", "F", "requantization multipliers, one per row of W"),
+        ],
+        outputs=[_Param("Y", "T2", "NCHW result")],
+        type_constraints=[
+            ("T1", ["tensor(int8)", "tensor(uint8)"], "X's type"),
+            ("T2", ["tensor(int8)", "tensor(uint8)"], "Y's type"),
+            ("I", ["tensor(int32)"], "words"),
+            ("F", ["tensor(float)"], "multipliers"),
+        ],
+        attributes=[
+            *_window(),
+            _default("x_zero_point", 0, "X's zero point"),
+            _default("y_zero_point", 0, "Y's zero point"),
+        ],
+    )
+
+    X = operand_def(TensorType)
+    W = operand_def(TensorType)
+    B = operand_def(TensorType)
+    S = operand_def(TensorType)
+    Y = result_def(TensorType)
+    strides = opt_prop_def(DenseArrayBase)
+    dilations = opt_prop_def(DenseArrayBase)
+    pads = opt_prop_def(DenseArrayBase)
+    kernel_shape = opt_prop_def(DenseArrayBase)
+    x_zero_point = opt_prop_def(IntegerAttr)
+    y_zero_point = opt_prop_def(IntegerAttr)
+
+
+KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp, MatmulOp, QconvOp], [])
+
+__all__ = ["DOMAIN", "KERNEL", "BlockOp", "ConvOp", "MatmulOp", "PoolOp", "QconvOp", "UnblockOp"]

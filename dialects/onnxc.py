@@ -257,6 +257,52 @@ class UniformOp(IRDLOperation):
 
 
 @irdl_op_definition
+class Dot2Op(IRDLOperation):
+    """`onnxc.dot2 %a, %b, %acc`: acc + a.lo * b.lo + a.hi * b.hi, where .lo
+    and .hi are the signed 16-bit halves of the i32 words a and b; wraps
+    modulo 2^32 (`onnxc_dot2` of the runtime: SMLAD on Armv7E-M)."""
+
+    name = "onnxc.dot2"
+
+    a = operand_def(IntegerType(32))
+    b = operand_def(IntegerType(32))
+    acc = operand_def(IntegerType(32))
+    result = result_def(IntegerType(32))
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$a `,` $b `,` $acc attr-dict"
+
+    def __init__(self, a: SSAValue, b: SSAValue, acc: SSAValue):
+        super().__init__(operands=[a, b, acc], result_types=[IntegerType(32)])
+
+
+@irdl_op_definition
+class WidenBytesOp(IRDLOperation):
+    """`onnxc.widen_bytes %w odd 0`: bytes 0 and 2 of the i32 word w (bytes 1
+    and 3 with `odd` 1), each sign-extended into a 16-bit half, byte 0 (1)
+    in the low one (`onnxc_widen_bytes02` / `13` of the runtime: SXTB16 on
+    Armv7E-M)."""
+
+    name = "onnxc.widen_bytes"
+
+    word = operand_def(IntegerType(32))
+    odd = prop_def(IntegerAttr)
+    result = result_def(IntegerType(32))
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$word `odd` $odd attr-dict"
+
+    def __init__(self, word: SSAValue, odd: bool):
+        super().__init__(
+            operands=[word],
+            result_types=[IntegerType(32)],
+            properties={"odd": IntegerAttr(int(odd), i64)},
+        )
+
+
+@irdl_op_definition
 class ImageSizeOp(IRDLOperation):
     """`onnxc.image_size %stream : memref<?xui8>`: the height and width of the
     image encoded in the bytes of `%stream` (0 and 0 when the runtime cannot
@@ -338,6 +384,8 @@ ONNXC = Dialect(
         ReserveOp,
         WorkspaceAvailableOp,
         UniformOp,
+        Dot2Op,
+        WidenBytesOp,
         ImageSizeOp,
         ImageDecodeOp,
         ProfileMarkOp,

@@ -31,6 +31,8 @@ Conventions of the generated C:
   `minimumf` propagate NaN but do not order -0 and +0;
 - a `memref.alloca` (of a static shape) is a local array;
 - `onnxc.uniform` is a call of the runtime's counter-based random generator;
+  `onnxc.dot2` and `onnxc.widen_bytes` of its pair arithmetic (SMLAD and
+  SXTB16 on Armv7E-M);
   `onnxc.image_size` and `onnxc.image_decode` are calls of its image decoder;
   `onnxc.profile_mark` (profiling builds) is a call of the profiling hook.
 """
@@ -149,6 +151,7 @@ SCALAR: dict[str, str] = {
     "arith.extf": "({t}){0}",
     "arith.truncf": "({t}){0}",
     "onnxc.uniform": "onnxc_uniform{m}({0}, {1})",
+    "onnxc.dot2": "onnxc_dot2({0}, {1}, {2})",
 }
 """Scalar ops: op name -> C expression. {0}.. are the operands; {t} is the
 result's C type; {S}, {U} and {W} casts to the signed, unsigned and wide
@@ -461,6 +464,10 @@ class BodyPrinter:
             return self._narrow_float_conversion(op)
         if name == "arith.bitcast":
             return self._bitcast(op)
+        if name == "onnxc.widen_bytes":
+            odd = op.properties["odd"]
+            assert isinstance(odd, IntegerAttr)
+            return self.format(f"onnxc_widen_bytes{'13' if odd.value.data else '02'}({{0}})", op)
         if name in _VECTORISABLE and isinstance(result, Float32Type):
             return self.format(_VECTORISABLE[name], op)
         if name in ("arith.index_cast", "arith.index_castui") and isinstance(result, IndexType):

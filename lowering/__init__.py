@@ -27,6 +27,7 @@ def _loader(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
 
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "onnx-fuse-quantized": _loader("onnx_fuse_quantized", "OnnxFuseQuantizedPass"),
     "onnx-fold-constants": _loader("onnx_fold_constants", "OnnxFoldConstantsPass"),
     "onnx-infer-shapes": _loader("onnx_infer_shapes", "OnnxInferShapesPass"),
     "select-kernels": _loader("select_kernels", "SelectKernelsPass"),
@@ -53,7 +54,11 @@ class Stage:
 
 
 STAGES: tuple[Stage, ...] = (
-    Stage("onnx", ("onnx-fold-constants",), "onnx dialect, constants folded, shapes refined"),
+    Stage(
+        "onnx",
+        ("onnx-fuse-quantized", "onnx-fold-constants"),
+        "onnx dialect, quantized chains fused, constants folded, shapes refined",
+    ),
     Stage(
         "kernels",
         ("select-kernels",),

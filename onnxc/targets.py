@@ -67,6 +67,12 @@ class Target:
     `double_sums`: long float sums accumulate in double (reduction/blocks.py's
     `sum_type`), for cores that add doubles in hardware; on the others a double
     addition is a library call, and sums stay in float.
+    `integer_qdq`: quantized convolutions in QDQ form (DequantizeLinear -> Conv
+    -> QuantizeLinear) run on the integer kernel, their activations int8 in
+    the arena and their weights int8 in flash (`onnx-fuse-quantized`); without
+    it they stay on the float kernels, which the host runs faster than the
+    portable integer loops. A QLinearConv takes the integer kernel on every
+    target (`select_kernels/quantized.py`).
     """
 
     name: str
@@ -86,6 +92,7 @@ class Target:
     cflags: tuple[str, ...] = ()
     kernels: Kernels | None = None
     double_sums: bool = False
+    integer_qdq: bool = False
 
     @property
     def is_host(self) -> bool:
@@ -216,6 +223,7 @@ TARGETS: dict[str, Target] = {
             clock_hz=_MPS2_CLOCK_HZ,
             cflags=_SCALAR_KERNEL_FLAGS,
             kernels=Kernels(lanes=4, pixels=4, unrolled=True),
+            integer_qdq=True,
         ),
         # qemu 7.2's MPS2 boards refuse `-cpu cortex-m0`, and its one Cortex-M0
         # board (microbit) has 16 KB of RAM, too little for most models. Armv6-M
@@ -242,6 +250,7 @@ TARGETS: dict[str, Target] = {
             packages=_ARM_PACKAGES,
             emulator_packages=("qemu-system-arm",),
             clock_hz=_MPS2_CLOCK_HZ,
+            integer_qdq=True,
         ),
     )
 }

@@ -341,6 +341,51 @@ static inline uint64_t onnxc_fptoui(double x, uint64_t hi) {
   return (uint64_t)x;
 }
 
+/* ---- pair arithmetic of the integer kernels ------------------------------ */
+/*
+ * onnxc_dot2(a, b, acc) is acc + a.lo * b.lo + a.hi * b.hi over the signed
+ * 16-bit halves of a and b, modulo 2^32; onnxc_widen_bytes02(w) (13) puts
+ * bytes 0 and 2 (1 and 3) of w, sign-extended, into the low and high halves.
+ * Cores with Armv7E-M's DSP instructions (Cortex-M4, M7, M33) do each in one
+ * instruction, SMLAD and SXTB16; elsewhere plain C gives the same results.
+ */
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#include <arm_acle.h>
+static inline int32_t onnxc_dot2(int32_t a, int32_t b, int32_t acc) {
+  return __smlad(a, b, acc);
+}
+static inline int32_t onnxc_widen_bytes02(int32_t w) { return __sxtb16(w); }
+static inline int32_t onnxc_widen_bytes13(int32_t w) {
+#if defined(__GNUC__)
+  int32_t r; /* gcc 12 does not fold a rotation into SXTB16's operand */
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(w));
+  return r;
+#else
+  uint32_t u = (uint32_t)w;
+  return __sxtb16((int32_t)(u >> 8 | u << 24));
+#endif
+}
+#else
+static inline int32_t onnxc_signed_bits(uint32_t v, uint32_t width) {
+  uint32_t sign = 1u << (width - 1u);
+  return (int32_t)((v & ((sign << 1) - 1u)) ^ sign) - (int32_t)sign;
+}
+static inline int32_t onnxc_dot2(int32_t a, int32_t b, int32_t acc) {
+  uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
+  int32_t lo = onnxc_signed_bits(ua, 16) * onnxc_signed_bits(ub, 16);
+  int32_t hi = onnxc_signed_bits(ua >> 16, 16) * onnxc_signed_bits(ub >> 16, 16);
+  return (int32_t)((uint32_t)acc + (uint32_t)lo + (uint32_t)hi);
+}
+static inline int32_t onnxc_widen_bytes02(int32_t w) {
+  uint32_t u = (uint32_t)w;
+  uint32_t lo = (uint32_t)onnxc_signed_bits(u, 8) & 0xFFFFu;
+  return (int32_t)(lo | (uint32_t)onnxc_signed_bits(u >> 16, 8) << 16);
+}
+static inline int32_t onnxc_widen_bytes13(int32_t w) {
+  return onnxc_widen_bytes02((int32_t)((uint32_t)w >> 8));
+}
+#endif
+
 /* ---- bit casts between floats and same-width integers -------------------- */
 
 static inline int32_t onnxc_bits_f32(float x) {

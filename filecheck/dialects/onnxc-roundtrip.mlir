@@ -36,6 +36,23 @@ func.func @uniform(%k: i64, %i: i64) -> (f32, f64) {
 // CHECK-NEXT:    %{{.*}} = onnxc.uniform %k, %i : f32
 // CHECK-NEXT:    %{{.*}} = onnxc.uniform %k, %i : f64
 
+// onnxc.dot2 and onnxc.widen_bytes: the integer kernels' pair arithmetic
+// (SMLAD and SXTB16 on Armv7E-M).
+
+func.func @pairs(%w: i32, %c: i32, %acc: i32) -> i32 {
+  %even = onnxc.widen_bytes %w odd 0
+  %odd = onnxc.widen_bytes %w odd 1
+  %s = onnxc.dot2 %even, %c, %acc
+  %t = onnxc.dot2 %odd, %c, %s
+  func.return %t : i32
+}
+
+// CHECK-LABEL: func.func @pairs(%w: i32, %c: i32, %acc: i32) -> i32
+// CHECK-NEXT:    %{{.*}} = onnxc.widen_bytes %w odd 0 : i64
+// CHECK-NEXT:    %{{.*}} = onnxc.widen_bytes %w odd 1 : i64
+// CHECK-NEXT:    %{{.*}} = onnxc.dot2 %{{.*}}, %c, %acc
+// CHECK-NEXT:    %{{.*}} = onnxc.dot2 %{{.*}}, %c, %{{.*}}
+
 // onnxc.profile_mark: in a profiling build, step 3 (the code of one node)
 // starts here; an empty label ends the last step.
 

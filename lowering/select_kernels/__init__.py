@@ -25,7 +25,9 @@ blocking itself is in the lowering (`convert_onnx_to_linalg/kernels/conv.py`).
 Float32 MatMuls of static shapes, and the Gemms the 1x1 kernel does not
 take, become `kernel.matmul` in row-major layout, with a following bias Add,
 residual Add and Relu/Clip fused (`products.py`). Targets without
-`kernels` (`onnxc/targets.py`) are left as they are.
+`kernels` (`onnxc/targets.py`) are left as they are, but for the int8
+QLinearConvs with constant weights: every target runs them on the integer
+kernel, `kernel.qconv` (`quantized.py`).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from onnxc.lowering.select_kernels.building_blocks import (
 )
 from onnxc.lowering.select_kernels.epilogues import fuse_user, pass_layout_on, residual_in_place
 from onnxc.lowering.select_kernels.products import select_products
+from onnxc.lowering.select_kernels.quantized import select_quantized_convs
 from onnxc.targets import Kernels, get_target
 
 
@@ -77,13 +80,13 @@ class SelectKernelsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernels = get_target(self.target).kernels
-        if kernels is None:
-            return
         if all(d.name != "builtin" for d in ctx.loaded_dialects):
             ctx.load_registered_dialect(Builtin.name)  # packed weights are builtin resources
         for function in op.ops:
             if isinstance(function, func.FuncOp) and function.body.blocks:
-                _select(function.body.block, kernels)
+                select_quantized_convs(function.body.block, {})
+                if kernels is not None:
+                    _select(function.body.block, kernels)
 
 
 def _select(block: Block, kernels: Kernels) -> None:

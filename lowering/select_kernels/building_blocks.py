@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from onnxc import element_types
 from onnxc.dialects import onnx
 from onnxc.dialects.constants import constant_attr, elements_to_numpy
 from onnxc.ir_names import ONNX_NODE_NAME
@@ -76,8 +77,10 @@ def constant_of(value: SSAValue) -> np.ndarray | None:
 
 
 def constant_op(array: np.ndarray, hint: str, point: InsertPoint) -> SSAValue:
-    """An `onnx.Constant` of `array` (float32, or int64 for a shape)."""
-    result_type = TensorType(i64 if array.dtype == np.int64 else f32, array.shape)
+    """An `onnx.Constant` of `array`, of its element type."""
+    row = element_types.of_numpy(array.dtype)
+    assert row is not None, f"no element type holds {array.dtype}"
+    result_type = TensorType(row.ir_type, array.shape)
     constant = onnx.ConstantOp.create(
         result_types=[result_type],
         properties={"value": constant_attr(array, result_type, hint)},
@@ -101,7 +104,11 @@ def ints(values: list[int]) -> DenseArrayBase:
 def reshaped(value: SSAValue, shape: list[int], point: InsertPoint) -> SSAValue:
     """`value` as `shape` (same elements, row-major): an onnx.Reshape."""
     target = constant_op(np.array(shape, np.int64), "shape", point)
-    reshape = onnx.ReshapeOp.create(operands=[value, target], result_types=[TensorType(f32, shape)])
+    value_type = value.type
+    element = value_type.get_element_type() if isinstance(value_type, TensorType) else f32
+    reshape = onnx.ReshapeOp.create(
+        operands=[value, target], result_types=[TensorType(element, shape)]
+    )
     Rewriter.insert_op(reshape, point)
     return reshape.reshaped
 

@@ -21,7 +21,11 @@ def fold_constant_nodes(
     small, by initializers holding its outputs (evaluated with onnx's
     reference implementation), and Shape or Size of a tensor whose inferred
     shape is static by its value; whether any was. The values of detached
-    `weights` are read only for a node whose inputs are all constants."""
+    `weights` are read only for a node whose inputs are all constants.
+    The DequantizeLinear of a convolution's weights stays: shape inference
+    needs no value of it, and `onnx-fuse-quantized` runs a quantized
+    convolution on its integer weights."""
+    conv_weights = {n.input[1] for n in graph.node if n.op_type == "Conv" and len(n.input) > 1}
     overridable = {i.name for i in graph.input}
     tensors = {t.name: t for t in graph.initializer if t.name not in overridable}
     known: dict[str, np.ndarray] = {}
@@ -39,6 +43,7 @@ def fold_constant_nodes(
                 feeds[inputs[0]] = np.zeros(shape, np.float32)
         foldable = (
             node.domain in ("", "ai.onnx")
+            and not (node.op_type == "DequantizeLinear" and node.output[0] in conv_weights)
             and node.op_type not in NON_DETERMINISTIC
             and all(value is not None for value in feeds.values())
             and not any(

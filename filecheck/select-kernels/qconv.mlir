@@ -1,0 +1,33 @@
+// RUN: xdsl-opt -p 'select-kernels{target=host}' %s | filecheck %s
+// RUN: xdsl-opt -p 'select-kernels{target=cortex-m0}' %s | filecheck %s
+
+// A QLinearConv with constant int8 weights is `kernel.qconv` on every target
+// (the Cortex-M0's too, which has no float kernels). Its weights are packed
+// into int32 words: taps in (kh, kw, c) order with 3 channels made 4, each
+// word's bytes (0, 2, 1, 3); 3 output channels are padded to 4 rows. The
+// bias is padded alike, and the multipliers are x_scale * w_scale / y_scale
+// in float: 0.5 * 0.25 / 0.75 and 0.5 * 0.125 / 0.75.
+func.func @qconv(%x: tensor<1x3x5x5xui8>) -> tensor<1x3x5x5xui8> {
+  %xs = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+  %xz = "onnx.Constant"() <{value = dense<3> : tensor<ui8>}> : () -> tensor<ui8>
+  %w = "onnx.Constant"() <{value = dense<[[[[1]], [[2]], [[3]]], [[[4]], [[5]], [[6]]], [[[-1]], [[-2]], [[-3]]]]> : tensor<3x3x1x1xi8>}> : () -> tensor<3x3x1x1xi8>
+  %ws = "onnx.Constant"() <{value = dense<[0.25, 0.125, 0.25]> : tensor<3xf32>}> : () -> tensor<3xf32>
+  %wz = "onnx.Constant"() <{value = dense<0> : tensor<3xi8>}> : () -> tensor<3xi8>
+  %ys = "onnx.Constant"() <{value = dense<0.75> : tensor<f32>}> : () -> tensor<f32>
+  %yz = "onnx.Constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
+  %b = "onnx.Constant"() <{value = dense<[10, 20, 30]> : tensor<3xi32>}> : () -> tensor<3xi32>
+  %y = "onnx.QLinearConv"(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b) {onnx_node_name = "conv"} : (tensor<1x3x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<3x3x1x1xi8>, tensor<3xf32>, tensor<3xi8>, tensor<f32>, tensor<ui8>, tensor<3xi32>) -> tensor<1x3x5x5xui8>
+  func.return %y : tensor<1x3x5x5xui8>
+}
+
+// CHECK-LABEL: func.func @qconv
+// Taps (1, 2, 3, 0) are bytes (1, 3, 2, 0): word 0x00020301 = 131841; then
+// 0x00050604 = 329220, and 0x00FEFDFF = 16711167 for (-1, -2, -3, 0).
+// CHECK:         %[[W:.*]] = "onnx.Constant"() <{value = dense<{{\[}}[131841], [329220], [16711167], [0]]> : tensor<4x1xi32>}>
+// CHECK:         %[[B:.*]] = "onnx.Constant"() <{value = dense<[10, 20, 30, 0]> : tensor<4xi32>}>
+// CHECK:         %[[S:.*]] = "onnx.Constant"() <{value = dense<[0.166666672, 0.0833333358, 0.166666672, 0.000000e+00]> : tensor<4xf32>}>
+// CHECK:         %[[Y:.*]] = "kernel.qconv"(%x, %[[W]], %[[B]], %[[S]])
+// CHECK-SAME:      x_zero_point = 3 : i64, y_zero_point = 128 : i64
+// CHECK-SAME:      -> tensor<1x3x5x5xui8>
+// CHECK-NOT:     onnx.QLinearConv
+// CHECK:         func.return %[[Y]]

@@ -1,0 +1,173 @@
+"""`onnx-fuse-quantized{target=NAME}`: DequantizeLinear -> Conv ->
+QuantizeLinear chains, the QDQ form of a quantized convolution, as the one
+QLinearConv they stand for, so that the convolution runs on integers
+(`kernel.qconv`, see `select_kernels/quantized.py`) and its activations stay
+int8 in the arena and its weights int8 in the C.
+
+Precondition: onnx-level IR as imported, before `onnx-fold-constants` (which
+would fold the weights' DequantizeLinear into float). Postcondition: every
+chain `QuantizeLinear(Conv(DequantizeLinear(x), DequantizeLinear(w),
+DequantizeLinear(b)?))` whose Conv result has no other use, where x and the
+QuantizeLinear's result are int8 or uint8 with one scale and zero point
+each, w a constant int8 tensor with zero points 0 (per tensor or per output
+channel), b absent or a constant int32 tensor with zero point 0 and scale
+`x_scale * w_scale` (in float, as onnxruntime's quantizer writes it), and
+whose geometry the target's integer kernel takes (`quantized.fits`), is a
+QLinearConv of the same inputs. Targets without `integer_qdq` (the host's)
+are left as they are.
+
+This is onnxruntime's own rewrite of such chains (its QDQ selectors): it
+runs them as QLinearConv, so the fused chain gives its results to the bit,
+where the float chain differs from them when a value lands within rounding
+error of a half step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from onnxc.dialects import onnx
+from onnxc.dialects.constants import numpy_dtype
+from onnxc.ir_names import ONNX_NODE_NAME
+from onnxc.lowering.select_kernels import quantized
+from onnxc.lowering.select_kernels.building_blocks import constant_of, constant_op
+from onnxc.targets import get_target
+
+
+@dataclass(frozen=True)
+class OnnxFuseQuantizedPass(ModulePass):
+    name = "onnx-fuse-quantized"
+
+    target: str = "host"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not get_target(self.target).integer_qdq:
+            return
+        for function in op.ops:
+            if isinstance(function, func.FuncOp) and function.body.blocks:
+                block = function.body.block
+                for quantize in [o for o in block.ops if isinstance(o, onnx.QuantizeLinearOp)]:
+                    _fuse(quantize)
+
+
+def _dequantized(value: SSAValue) -> onnx.DequantizeLinearOp | None:
+    owner = value.owner
+    return owner if isinstance(owner, onnx.DequantizeLinearOp) else None
+
+
+def _one(value: SSAValue) -> np.ndarray | None:
+    """The one element of a constant, else None."""
+    array = constant_of(value)
+    return None if array is None or array.size != 1 else array
+
+
+def _float_scale(value: SSAValue) -> np.ndarray | None:
+    """A constant float32 scale, else None (QLinearConv's scales are float)."""
+    array = constant_of(value)
+    return None if array is None or array.dtype != np.float32 else array
+
+
+def _point(value: SSAValue, like: SSAValue, point: InsertPoint) -> SSAValue | None:
+    """A zero point operand: `value`, or 0 of `like`'s element type when it
+    is absent; None when it is not one constant element."""
+    if isinstance(value.owner, onnx.NoValueOp):
+        like_type = like.type
+        assert isinstance(like_type, TensorType)
+        zero = np.zeros((), numpy_dtype(like_type.get_element_type()))
+        return constant_op(zero, "zero_point", point)
+    return value if _one(value) is not None else None
+
+
+def _fuse(quantize: onnx.QuantizeLinearOp) -> None:
+    conv = quantize.x.owner
+    if not isinstance(conv, onnx.ConvOp) or len(list(conv.Y.uses)) != 1:
+        return
+    y_scale = _float_scale(quantize.y_scale)
+    if (quantize.attr("block_size") or 0) != 0 or y_scale is None or y_scale.size != 1:
+        return
+    x, w = _dequantized(conv.X), _dequantized(conv.W)
+    if x is None or w is None:
+        return
+    x_scale = _float_scale(x.x_scale)
+    if x_scale is None or x_scale.size != 1:
+        return
+    weights = constant_of(w.x)
+    w_scale = _float_scale(w.x_scale)
+    if weights is None or weights.dtype != np.int8 or w_scale is None:
+        return
+    channels = weights.shape[0] if weights.ndim else 0
+    if (w.attr("block_size") or 0) != 0 or w_scale.size not in (1, channels):
+        return
+    if w_scale.size > 1 and w.attr("axis") not in (0, -weights.ndim):
+        return
+    if not isinstance(w.x_zero_point.owner, onnx.NoValueOp):
+        w_point = constant_of(w.x_zero_point)
+        if w_point is None or w_point.any():
+            return
+    if not quantized.fits(conv, x.x.type, quantize.y.type, weights.shape):
+        return
+    bias = _bias(conv, x_scale, w_scale)
+    if bias is None:
+        return
+    point = InsertPoint.before(quantize)
+    x_point = _point(x.x_zero_point, x.x, point)
+    y_point = _point(quantize.y_zero_point, quantize.y, point)
+    w_point_value = constant_op(np.zeros(w_scale.shape, np.int8), "w_zero_point", point)
+    if x_point is None or y_point is None:
+        return
+    fused = onnx.QLinearConvOp.create(
+        operands=[
+            x.x,
+            x.x_scale,
+            x_point,
+            w.x,
+            w.x_scale,
+            w_point_value,
+            quantize.y_scale,
+            y_point,
+            bias,
+        ],
+        result_types=[quantize.y.type],
+        properties=dict(conv.properties),
+        attributes={ONNX_NODE_NAME: StringAttr(onnx.node_name(conv) or "conv")},
+    )
+    Rewriter.insert_op(fused, point)
+    fused.y.name_hint = quantize.y.name_hint
+    quantize.y.replace_all_uses_with(fused.y)
+    dead: list[Operation] = [quantize, conv]
+    dead += [d for d in (x, w, _dequantized(conv.B)) if d is not None]
+    for op in dead:
+        if all(not r.uses for r in op.results):
+            Rewriter.erase_op(op)
+
+
+def _bias(conv: onnx.ConvOp, x_scale: np.ndarray, w_scale: np.ndarray) -> SSAValue | None:
+    """The int32 bias operand of the QLinearConv (conv's absent bias as
+    is), or None when conv's bias is not the DequantizeLinear of an int32
+    constant at scale x_scale * w_scale with zero point 0."""
+    if isinstance(conv.B.owner, onnx.NoValueOp):
+        return conv.B
+    dequantized = _dequantized(conv.B)
+    if dequantized is None:
+        return None
+    values, scale = constant_of(dequantized.x), _float_scale(dequantized.x_scale)
+    if values is None or values.dtype != np.int32 or scale is None:
+        return None
+    if not isinstance(dequantized.x_zero_point.owner, onnx.NoValueOp):
+        zero = constant_of(dequantized.x_zero_point)
+        if zero is None or zero.any():
+            return None
+    expected = np.float32(x_scale.reshape(())) * w_scale.astype(np.float32).reshape(-1)
+    if scale.size not in (1, expected.size) or not np.array_equal(
+        np.broadcast_to(scale.astype(np.float32).reshape(-1), expected.shape), expected
+    ):
+        return None
+    return dequantized.x

@@ -1,0 +1,222 @@
+"""`onnx.QLinearConv` as `kernel.qconv`: integer convolutions on the integer
+kernel (`convert_onnx_to_linalg/kernels/qconv.py`), their weights packed
+into int32 words at compile time and their requantization multipliers
+computed as onnxruntime computes them.
+
+The kernel takes a 2-D (or 1-D, as height 1) group-1 convolution of static
+shapes whose x and y are int8 or uint8 with one scale and zero point each,
+whose weights are a constant int8 tensor with zero points 0 (the symmetric
+weights onnxruntime's quantizer writes, per tensor or per output channel)
+and whose bias is absent or a constant. `fits` says so from the types and
+attributes alone: `onnx-fuse-quantized` asks it before it turns a
+DequantizeLinear -> Conv -> QuantizeLinear chain into a QLinearConv, so that
+no chain leaves the float kernels for the plain integer loops.
+
+The multiplier of output channel m is `float(float(x_scale * w_scale[m]) /
+y_scale)` in single precision, onnxruntime's QLinearConv's: the kernel's
+`acc * multiplier`, clamped, rounded half to even and offset by y's zero
+point, is then its requantization to the bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, StringAttr, TensorType, i64
+from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from onnxc.dialects import kernel, onnx
+from onnxc.ir_names import ONNX_NODE_NAME
+from onnxc.lowering.select_kernels.building_blocks import (
+    Made,
+    constant_of,
+    constant_op,
+    ints,
+    reshaped,
+    window_fits,
+)
+
+
+def _quantized(element_type: Attribute) -> bool:
+    return isinstance(element_type, IntegerType) and element_type.width.data == 8
+
+
+def _static(value_type: Attribute) -> TensorType | None:
+    if not isinstance(value_type, TensorType) or not _quantized(value_type.get_element_type()):
+        return None
+    return value_type if all(s >= 0 for s in value_type.get_shape()) else None
+
+
+def window(
+    op: onnx.ConvOp | onnx.QLinearConvOp, w_shape: Sequence[int]
+) -> tuple[list[int], list[int], list[int], list[int]] | None:
+    """The 2-D window of a convolution by weights of `w_shape`: kernel shape,
+    strides, dilations, pads (a 1-D one's of height 1); None for other ranks,
+    a kernel_shape the weights contradict, or an auto_pad other than NOTSET
+    and VALID."""
+    spatial = len(w_shape) - 2
+    if spatial not in (1, 2) or op.attr("auto_pad") not in (None, "NOTSET", "VALID"):
+        return None
+    kernel_shape = list(w_shape[2:])
+    if list(op.attr("kernel_shape") or kernel_shape) != kernel_shape:
+        return None
+    strides = list(op.attr("strides") or [1] * spatial)
+    dilations = list(op.attr("dilations") or [1] * spatial)
+    pads = list(op.attr("pads") or [0] * (2 * spatial))
+    if spatial == 1:
+        if not len(strides) == len(dilations) == 1 or len(pads) != 2:
+            return None
+        return [1, *kernel_shape], [1, *strides], [1, *dilations], [0, pads[0], 0, pads[1]]
+    return kernel_shape, strides, dilations, pads
+
+
+def fits(
+    op: onnx.ConvOp | onnx.QLinearConvOp,
+    x_type: Attribute,
+    y_type: Attribute,
+    w_shape: Sequence[int],
+) -> bool:
+    """Whether `kernel.qconv` takes a convolution of `op`'s attributes from
+    x of `x_type` into y of `y_type` by weights of `w_shape` (see the module
+    docstring for the rest it needs)."""
+    x, y = _static(x_type), _static(y_type)
+    geometry = window(op, w_shape)
+    if x is None or y is None or geometry is None or (op.attr("group") or 1) != 1:
+        return False
+    x_shape, y_shape = list(x.get_shape()), list(y.get_shape())
+    if len(x_shape) != len(w_shape) or len(y_shape) != len(w_shape) or x_shape[0] != y_shape[0]:
+        return False
+    if x_shape[1] != w_shape[1] or y_shape[1] != w_shape[0]:
+        return False
+    if len(w_shape) == 3:
+        x_shape, y_shape = [*x_shape[:2], 1, x_shape[2]], [*y_shape[:2], 1, y_shape[2]]
+    kernel_shape, strides, dilations, pads = geometry
+    return window_fits(
+        TensorType(x.get_element_type(), x_shape),
+        TensorType(y.get_element_type(), y_shape),
+        kernel_shape,
+        strides,
+        dilations,
+        pads,
+    )
+
+
+def _scalar(value: SSAValue) -> np.ndarray | None:
+    """The one element of a constant, else None."""
+    array = constant_of(value)
+    return None if array is None or array.size != 1 else array.reshape(())
+
+
+def pack_weights(weights: np.ndarray) -> np.ndarray:
+    """int8 weights [M, C, KH, KW] as `kernel.qconv`'s int32 words [ceil(M/2)*2,
+    K4]: taps in (kh, kw, c) order with C rounded up to even, rounded up to a
+    multiple of 4, each 4 as bytes (0, 2, 1, 3) of a little-endian word."""
+    m, c, kh, kw = weights.shape
+    even = c + c % 2
+    taps = np.zeros((m + m % 2, kh, kw, even), np.int8)
+    taps[:m, :, :, :c] = weights.transpose(0, 2, 3, 1)
+    flat = taps.reshape(taps.shape[0], -1)
+    k4 = -(-flat.shape[1] // 4)
+    padded = np.zeros((flat.shape[0], k4 * 4), np.int8)
+    padded[:, : flat.shape[1]] = flat
+    swapped = padded.reshape(-1, k4, 4)[:, :, [0, 2, 1, 3]]
+    return np.ascontiguousarray(swapped).view("<i4").reshape(-1, k4).astype(np.int32)
+
+
+def multipliers(
+    x_scale: np.ndarray, w_scale: np.ndarray, y_scale: np.ndarray, m: int
+) -> np.ndarray:
+    """onnxruntime's requantization multipliers, one per output channel:
+    x_scale * w_scale[m] / y_scale, each step in float."""
+    product = np.float32(x_scale) * np.broadcast_to(w_scale.astype(np.float32), (m,))
+    return (product / np.float32(y_scale)).astype(np.float32)
+
+
+def select_quantized_convs(block: Block, made: Made) -> None:
+    """Every QLinearConv `fits` takes, whose parameters are constants of the
+    kinds it needs, as a `kernel.qconv`."""
+    for conv in [o for o in block.ops if isinstance(o, onnx.QLinearConvOp)]:
+        _select(conv, made)
+
+
+def _select(conv: onnx.QLinearConvOp, made: Made) -> None:
+    weights = constant_of(conv.w)
+    if weights is None or weights.dtype != np.int8:
+        return
+    if not fits(conv, conv.x.type, conv.y.type, weights.shape):
+        return
+    scales = [_scalar(v) for v in (conv.x_scale, conv.y_scale)]
+    points = [_scalar(v) for v in (conv.x_zero_point, conv.y_zero_point)]
+    w_scale, w_point = constant_of(conv.w_scale), constant_of(conv.w_zero_point)
+    channels = weights.shape[0]
+    if any(v is None for v in (*scales, *points, w_scale, w_point)):
+        return
+    assert w_scale is not None and w_point is not None
+    if w_scale.size not in (1, channels) or w_point.size not in (1, channels) or w_point.any():
+        return
+    bias = np.zeros(channels, np.int32)
+    if not isinstance(conv.B.owner, onnx.NoValueOp):
+        found = constant_of(conv.B)
+        if found is None or found.size != channels:
+            return
+        bias = found.reshape(-1).astype(np.int32)
+    x_scale, y_scale = scales
+    x_point, y_point = points
+    assert x_scale is not None and y_scale is not None
+    assert x_point is not None and y_point is not None
+    point = InsertPoint.before(conv)
+    label = onnx.node_name(conv) or "qconv"
+    geometry = window(conv, weights.shape)
+    assert geometry is not None
+    if weights.ndim == 3:
+        weights = weights[:, :, None, :]
+    kernel_shape, strides, dilations, pads = geometry
+    rows = channels + channels % 2
+    packed = made.get(("qconv", conv.w, conv.w_scale, conv.x_scale, conv.y_scale, conv.B))
+    if packed is None:
+        scale = multipliers(x_scale, w_scale.reshape(-1), y_scale, channels)
+        packed_bias = np.zeros(rows, np.int32)
+        packed_bias[:channels] = bias
+        packed_scale = np.zeros(rows, np.float32)
+        packed_scale[:channels] = scale
+        hint = conv.w.name_hint or "qconv"
+        w = constant_op(pack_weights(weights), f"{hint}_words", point)
+        b = constant_op(packed_bias, f"{hint}_bias", point)
+        s = constant_op(packed_scale, f"{hint}_multipliers", point)
+        made["qconv", conv.w, conv.w_scale, conv.x_scale, conv.y_scale, conv.B] = w
+        made["qconv bias", w] = b
+        made["qconv multipliers", w] = s
+        packed = w
+    x_type, y_type = conv.x.type, conv.y.type
+    assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
+    x, flat_result = conv.x, None
+    if len(x_type.get_shape()) == 3:
+        n, c, length = x_type.get_shape()
+        x = reshaped(conv.x, [n, c, 1, length], point)
+        flat_result = list(y_type.get_shape())
+        n, m, out_length = flat_result
+        y_type = TensorType(y_type.get_element_type(), [n, m, 1, out_length])
+    new = kernel.QconvOp.create(
+        operands=[x, packed, made["qconv bias", packed], made["qconv multipliers", packed]],
+        result_types=[y_type],
+        properties={
+            "strides": ints(strides),
+            "dilations": ints(dilations),
+            "pads": ints(pads),
+            "kernel_shape": ints(kernel_shape),
+            "x_zero_point": IntegerAttr(int(x_point), i64),
+            "y_zero_point": IntegerAttr(int(y_point), i64),
+        },
+        attributes={ONNX_NODE_NAME: StringAttr(label)},
+    )
+    Rewriter.insert_op(new, point)
+    new.Y.name_hint = conv.y.name_hint
+    result = new.Y if flat_result is None else reshaped(new.Y, flat_result, point)
+    conv.y.replace_all_uses_with(result)
+    inputs = {o.owner for o in conv.operands}
+    Rewriter.erase_op(conv)
+    for owner in inputs:  # the int8 weights, now packed
+        if isinstance(owner, onnx.ConstantOp | onnx.NoValueOp) and not owner.results[0].uses:
+            Rewriter.erase_op(owner)

@@ -1,0 +1,180 @@
+"""The integer convolution kernel (`kernel.qconv`) against onnxruntime, to
+the bit: convolutions quantized by onnxruntime's own tool, in both its
+formats, over the geometries the kernel takes (odd channel counts on both
+sides, one input channel, strides, dilations, asymmetric padding, wide and
+1x1 windows, Conv1d, a batch of two), with int8 and uint8 activations and
+weights per tensor and per channel.
+
+The host runs a QLinearConv (the QOperator form) on the kernel; the
+Cortex-M targets also fuse the QDQ form onto it (`onnx-fuse-quantized`).
+Each case checks that the kernel was chosen, so that a fallback to the
+float kernels or the plain integer loops cannot pass for it. onnxruntime runs
+both forms as QLinearConv and requantizes in float as the kernel does, so
+the outputs must be equal, not close.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onnxc
+from onnxc.dialects import kernel
+from onnxc.dialects import onnx as onnx_dialect
+from onnxc.frontend import import_model
+from onnxc.pipeline import lower
+from tests.mcu.tools import needs_arm
+
+ort = pytest.importorskip("onnxruntime")
+quantization = pytest.importorskip("onnxruntime.quantization")
+
+
+def _conv(name: str, x: str, y: str, c: int, m: int, kernel_shape: list[int], rng, **attributes):
+    w = rng.standard_normal((m, c, *kernel_shape)).astype(np.float32)
+    b = rng.standard_normal(m).astype(np.float32)
+    node = helper.make_node("Conv", [x, f"{name}_w", f"{name}_b"], [y], name=name, **attributes)
+    return node, [numpy_helper.from_array(w, f"{name}_w"), numpy_helper.from_array(b, f"{name}_b")]
+
+
+def _float_model(nodes, weights, x_shape) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        nodes,
+        "qconv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=weights,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return onnx.shape_inference.infer_shapes(model)
+
+
+def _single(c: int, m: int, kernel_shape: list[int], x_size: list[int], batch=1, **attributes):
+    rng = np.random.default_rng(c * 100 + m + len(x_size))
+    node, weights = _conv("conv", "x", "y", c, m, kernel_shape, rng, **attributes)
+    return _float_model([node], weights, [batch, c, *x_size])
+
+
+def _chain() -> onnx.ModelProto:
+    """Four convolutions with Relus between them (which the quantizer folds
+    into the quantization ranges): odd and even channel counts, 3x3 padded,
+    1x1 strided, dilated, and a 5x1 window with asymmetric padding."""
+    rng = np.random.default_rng(11)
+    nodes, weights = [], []
+    for name, x, y, c, m, k, attributes in [
+        ("c1", "x", "a", 3, 5, [3, 3], {"pads": [1, 1, 1, 1]}),
+        ("c2", "ra", "b", 5, 8, [1, 1], {"strides": [2, 2]}),
+        ("c3", "rb", "c", 8, 7, [3, 3], {"pads": [2, 2, 2, 2], "dilations": [2, 2]}),
+        ("c4", "rc", "y", 7, 4, [5, 1], {"pads": [2, 0, 1, 0]}),
+    ]:
+        node, w = _conv(name, x, y, c, m, k, rng, **attributes)
+        nodes.append(node)
+        weights += w
+        if y != "y":
+            nodes.append(helper.make_node("Relu", [y], [f"r{y}"]))
+    return _float_model(nodes, weights, [1, 3, 11, 9])
+
+
+CONVS = {
+    "3x3_pad1": lambda: _single(4, 6, [3, 3], [7, 9], pads=[1, 1, 1, 1]),
+    "odd_channels": lambda: _single(3, 5, [3, 3], [6, 6], pads=[1, 1, 1, 1]),
+    "one_channel": lambda: _single(1, 1, [5, 5], [9, 9]),
+    "stride2": lambda: _single(8, 16, [3, 3], [9, 8], pads=[1, 1, 1, 1], strides=[2, 2]),
+    "dilated": lambda: _single(6, 4, [3, 3], [10, 10], pads=[2, 2, 2, 2], dilations=[2, 2]),
+    "asymmetric_pads": lambda: _single(5, 8, [3, 3], [7, 10], pads=[0, 2, 1, 0]),
+    "1x1": lambda: _single(16, 9, [1, 1], [5, 5]),
+    "wide_window": lambda: _single(2, 3, [1, 7], [4, 12], pads=[0, 3, 0, 3]),
+    "conv1d": lambda: _single(6, 5, [3], [17], pads=[1, 1], strides=[2]),
+    "batch2": lambda: _single(4, 4, [3, 3], [5, 5], batch=2, pads=[1, 1, 1, 1]),
+}
+
+
+class _Calibration(quantization.CalibrationDataReader):
+    def __init__(self, shape: list[int]) -> None:
+        rng = np.random.default_rng(3)
+        self.batches = iter(
+            [{"x": rng.standard_normal(shape).astype(np.float32)} for _ in range(4)]
+        )
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        return next(self.batches, None)
+
+
+def _quantized(
+    model: onnx.ModelProto, folder: Path, quant_format: str, activations: str, per_channel: bool
+) -> onnx.ModelProto:
+    source, path = folder / "float.onnx", folder / "quantized.onnx"
+    onnx.save(model, source)
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    quantization.quantize_static(
+        str(source),
+        str(path),
+        _Calibration(shape),
+        quant_format=getattr(quantization.QuantFormat, quant_format),
+        activation_type=getattr(quantization.QuantType, activations),
+        weight_type=quantization.QuantType.QInt8,
+        per_channel=per_channel,
+    )
+    return onnx.load(path)
+
+
+def _kernels(model: onnx.ModelProto, target: str) -> list[str]:
+    """The convolutions at the kernel stage: kernel.qconv, or what they stayed."""
+    module = lower(import_model(model).module, "kernels", target=target)
+    convs = (kernel.QconvOp, kernel.ConvOp, onnx_dialect.ConvOp, onnx_dialect.QLinearConvOp)
+    return [op.name for op in module.walk() if isinstance(op, convs)]
+
+
+def _assert_exact(model: onnx.ModelProto, target: str, seed: int = 1) -> None:
+    x_shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    x = (np.random.default_rng(seed).standard_normal(x_shape) * 1.5).astype(np.float32)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    want = session.run(None, {"x": x})[0]
+    got = onnxc.compile(model, target=target).run({"x": x})["y"]
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", list(CONVS))
+def test_qlinear_conv_on_the_kernel(tmp_path: Path, name: str) -> None:
+    per_channel = name != "1x1"
+    activations = "QUInt8" if name in ("odd_channels", "dilated", "conv1d") else "QInt8"
+    model = _quantized(CONVS[name](), tmp_path, "QOperator", activations, per_channel)
+    assert _kernels(model, "host") == ["kernel.qconv"]
+    _assert_exact(model, "host")
+
+
+@pytest.mark.parametrize("activations", ["QInt8", "QUInt8"])
+def test_qdq_chain_is_fused_on_mcu_targets(tmp_path: Path, activations: str) -> None:
+    """The QDQ chain becomes four kernel.qconv on the Cortex-M targets; the
+    host keeps it on its float kernels (faster there), and all agree."""
+    model = _quantized(_chain(), tmp_path, "QDQ", activations, True)
+    assert _kernels(model, "cortex-m4") == ["kernel.qconv"] * 4
+    assert _kernels(model, "cortex-m0") == ["kernel.qconv"] * 4
+    assert "kernel.qconv" not in _kernels(model, "host")
+    _assert_exact(model, "host")
+
+
+@needs_arm
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m0"])
+@pytest.mark.parametrize("quant_format", ["QDQ", "QOperator"])
+def test_quantized_chain_on_mcu(tmp_path: Path, target: str, quant_format: str) -> None:
+    """On the emulated cores the chain's integer kernels (SMLAD and SXTB16 on
+    the M4, the portable C on the M0) give onnxruntime's outputs exactly."""
+    model = _quantized(_chain(), tmp_path, quant_format, "QInt8", True)
+    _assert_exact(model, target, seed=2)
+
+
+@needs_arm
+def test_qdq_chain_weights_and_activations_are_int8(tmp_path: Path) -> None:
+    """Fused, the chain's weights are int8 in the C (packed into int32 words,
+    four to a word) and its activations int8 in the arena: the Cortex-M4
+    build's weights and workspace are well under the float build's."""
+    float_model = _chain()
+    model = _quantized(float_model, tmp_path, "QDQ", "QInt8", True)
+    fused = onnxc.compile(model, target="cortex-m4")
+    plain = onnxc.compile(float_model, target="cortex-m4")
+    assert fused.workspace_size is not None and plain.workspace_size is not None
+    assert fused.workspace_size * 2 < plain.workspace_size
