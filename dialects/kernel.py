@@ -43,12 +43,16 @@ vector loop. Lanes past C in the last block are padding no operation reads.
   `Y = quantize(((X - x_zero_point) * W + B) * S[m], y_zero_point)`, with
   QuantizeLinear's saturation and rounding. W is int8 packed at compile time
   into int32 words, `[ceil(M/2)*2, K4]` for K4 words a row: the reduction
-  runs over (kh, kw, c) with c in pairs (C rounded up to even), each word
+  runs over (kh, kw, c) with c in pairs (C rounded up to even, but for C
+  of 1), each word
   holding taps 4q..4q+3 as bytes (4q, 4q+2, 4q+1, 4q+3), so that
   sign-extending bytes 0 and 2 gives the pair (4q, 4q+1) and bytes 1 and 3
   the pair (4q+2, 4q+3); zeros pad it. B is the int32 bias and S the float
   multipliers `x_scale * w_scale[m] / y_scale` (onnxruntime's, in float),
-  one per row of W.
+  one per row of W. A depthwise one (`group` equals C equals M) has W its
+  int8 taps `[C, KH * KW]` and B the bias less `x_zero_point` times the sum
+  of the channel's taps (it sums x * w, a padding tap reading the zero
+  point).
 
 The operations share `OnnxOp`'s base, with schemas of their own (domain
 `onnxc.kernel`), so that a lowering treats them like any `onnx.*` operation.
@@ -276,7 +280,7 @@ class QconvOp(OnnxOp):
         doc="integer convolution, quantize(((X - zx) * W + B) * S, zy)",
         inputs=[
             _Param("X", "T1", "NCHW input"),
-            _Param("W", "I", "weights packed in int32 words"),
+            _Param("W", "W", "weights packed in int32 words (depthwise: int8 taps)"),
             _Param("B", "I", "int32 bias, one per row of W"),
             _Param("S", "F", "requantization multipliers, one per row of W"),
         ],
@@ -284,13 +288,15 @@ class QconvOp(OnnxOp):
         type_constraints=[
             ("T1", ["tensor(int8)", "tensor(uint8)"], "X's type"),
             ("T2", ["tensor(int8)", "tensor(uint8)"], "Y's type"),
-            ("I", ["tensor(int32)"], "words"),
+            ("W", ["tensor(int32)", "tensor(int8)"], "packed weights"),
+            ("I", ["tensor(int32)"], "bias"),
             ("F", ["tensor(float)"], "multipliers"),
         ],
         attributes=[
             *_window(),
             _default("x_zero_point", 0, "X's zero point"),
             _default("y_zero_point", 0, "Y's zero point"),
+            _default("group", 1, "1, or the channel count (depthwise)"),
         ],
     )
 
@@ -305,6 +311,7 @@ class QconvOp(OnnxOp):
     kernel_shape = opt_prop_def(DenseArrayBase)
     x_zero_point = opt_prop_def(IntegerAttr)
     y_zero_point = opt_prop_def(IntegerAttr)
+    group = opt_prop_def(IntegerAttr)
 
 
 KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp, MatmulOp, QconvOp], [])

@@ -1,9 +1,9 @@
 """The sanitizer step of the test command: the end-to-end tests that run
 generated C with sizes known only at run time, control flow, sequences and
-strings, the matrix-product kernels, and the random-graph slice, with every host
-build instrumented by AddressSanitizer and UndefinedBehaviorSanitizer
-(`ONNXC_SANITIZE`, `emit/build.py`). The first report stops the test that
-caused it.
+strings, the matrix-product, Conv1d and integer convolution kernels, and the
+random-graph slice, with every host build instrumented by AddressSanitizer
+and UndefinedBehaviorSanitizer (`ONNXC_SANITIZE`, `emit/build.py`). The
+first report stops the test that caused it.
 
     python -m tests.sanitized [PYTEST ARGS...]
 
@@ -30,6 +30,7 @@ TESTS = [
     "tests/e2e/test_strings.py",
     "tests/e2e/test_matmul_kernels.py",
     "tests/e2e/test_conv1d_kernels.py",
+    "tests/e2e/test_quantized_kernels.py",
     "tests/e2e/test_size_limits.py",
     "tests/e2e/test_output_capacity.py",
     "tests/fuzz/test_graphs.py",

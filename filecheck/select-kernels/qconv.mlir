@@ -31,3 +31,24 @@ func.func @qconv(%x: tensor<1x3x5x5xui8>) -> tensor<1x3x5x5xui8> {
 // CHECK-SAME:      -> tensor<1x3x5x5xui8>
 // CHECK-NOT:     onnx.QLinearConv
 // CHECK:         func.return %[[Y]]
+
+// A depthwise QLinearConv keeps its int8 taps, [C, KH * KW], and folds x's
+// zero point into the bias: 10 - 3 * (1 + 2) = 1, 20 - 3 * (-4 + 5) = 17.
+func.func @depthwise(%x: tensor<1x2x5x5xi8>) -> tensor<1x2x5x5xi8> {
+  %xs = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+  %xz = "onnx.Constant"() <{value = dense<3> : tensor<i8>}> : () -> tensor<i8>
+  %w = "onnx.Constant"() <{value = dense<[[[[1, 2]]], [[[-4, 5]]]]> : tensor<2x1x1x2xi8>}> : () -> tensor<2x1x1x2xi8>
+  %ws = "onnx.Constant"() <{value = dense<0.25> : tensor<f32>}> : () -> tensor<f32>
+  %wz = "onnx.Constant"() <{value = dense<0> : tensor<i8>}> : () -> tensor<i8>
+  %ys = "onnx.Constant"() <{value = dense<0.75> : tensor<f32>}> : () -> tensor<f32>
+  %yz = "onnx.Constant"() <{value = dense<1> : tensor<i8>}> : () -> tensor<i8>
+  %b = "onnx.Constant"() <{value = dense<[10, 20]> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %y = "onnx.QLinearConv"(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b) {group = 2 : i64, pads = array<i64: 0, 0, 0, 1>, onnx_node_name = "dw"} : (tensor<1x2x5x5xi8>, tensor<f32>, tensor<i8>, tensor<2x1x1x2xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>, tensor<2xi32>) -> tensor<1x2x5x5xi8>
+  func.return %y : tensor<1x2x5x5xi8>
+}
+
+// CHECK-LABEL: func.func @depthwise
+// CHECK:         %[[W:.*]] = "onnx.Constant"() <{value = dense<{{\[}}[1, 2], [-4, 5]]> : tensor<2x2xi8>}>
+// CHECK:         %[[B:.*]] = "onnx.Constant"() <{value = dense<[1, 17]> : tensor<2xi32>}>
+// CHECK:         "kernel.qconv"(%x, %[[W]], %[[B]], %{{[a-z_]+}})
+// CHECK-SAME:      group = 2 : i64

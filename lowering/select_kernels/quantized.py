@@ -3,8 +3,8 @@ kernel (`convert_onnx_to_linalg/kernels/qconv.py`), their weights packed
 into int32 words at compile time and their requantization multipliers
 computed as onnxruntime computes them.
 
-The kernel takes a 2-D (or 1-D, as height 1) group-1 convolution of static
-shapes whose x and y are int8 or uint8 with one scale and zero point each,
+The kernel takes a 2-D (or 1-D, as height 1) convolution, dense or
+depthwise, of static shapes whose x and y are int8 or uint8 with one scale and zero point each,
 whose weights are a constant int8 tensor with zero points 0 (the symmetric
 weights onnxruntime's quantizer writes, per tensor or per output channel)
 and whose bias is absent or a constant. `fits` says so from the types and
@@ -83,12 +83,15 @@ def fits(
     docstring for the rest it needs)."""
     x, y = _static(x_type), _static(y_type)
     geometry = window(op, w_shape)
-    if x is None or y is None or geometry is None or (op.attr("group") or 1) != 1:
+    if x is None or y is None or geometry is None:
         return False
     x_shape, y_shape = list(x.get_shape()), list(y.get_shape())
     if len(x_shape) != len(w_shape) or len(y_shape) != len(w_shape) or x_shape[0] != y_shape[0]:
         return False
-    if x_shape[1] != w_shape[1] or y_shape[1] != w_shape[0]:
+    group = op.attr("group") or 1
+    if group != 1 and not (group == x_shape[1] == w_shape[0] and w_shape[1] == 1):
+        return False
+    if x_shape[1] != w_shape[1] * group or y_shape[1] != w_shape[0]:
         return False
     if len(w_shape) == 3:
         x_shape, y_shape = [*x_shape[:2], 1, x_shape[2]], [*y_shape[:2], 1, y_shape[2]]
@@ -111,10 +114,11 @@ def _scalar(value: SSAValue) -> np.ndarray | None:
 
 def pack_weights(weights: np.ndarray) -> np.ndarray:
     """int8 weights [M, C, KH, KW] as `kernel.qconv`'s int32 words [ceil(M/2)*2,
-    K4]: taps in (kh, kw, c) order with C rounded up to even, rounded up to a
-    multiple of 4, each 4 as bytes (0, 2, 1, 3) of a little-endian word."""
+    K4]: taps in (kh, kw, c) order with C rounded up to even (but for one
+    channel), rounded up to a multiple of 4, each 4 as bytes (0, 2, 1, 3)
+    of a little-endian word."""
     m, c, kh, kw = weights.shape
-    even = c + c % 2
+    even = c + c % 2 if c > 1 else 1  # one channel: pairs of taps
     taps = np.zeros((m + m % 2, kh, kw, even), np.int8)
     taps[:m, :, :, :c] = weights.transpose(0, 2, 3, 1)
     flat = taps.reshape(taps.shape[0], -1)
@@ -123,6 +127,27 @@ def pack_weights(weights: np.ndarray) -> np.ndarray:
     padded[:, : flat.shape[1]] = flat
     swapped = padded.reshape(-1, k4, 4)[:, :, [0, 2, 1, 3]]
     return np.ascontiguousarray(swapped).view("<i4").reshape(-1, k4).astype(np.int32)
+
+
+def _padded_rows(bias: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The bias and multipliers of the dense kernel: one per row of its
+    packed weights (zero past the output channels)."""
+    rows = bias.size + bias.size % 2
+    padded_bias, padded_scale = np.zeros(rows, np.int32), np.zeros(rows, np.float32)
+    padded_bias[: bias.size], padded_scale[: scale.size] = bias, scale
+    return padded_bias, padded_scale
+
+
+def _depthwise(
+    weights: np.ndarray, bias: np.ndarray, scale: np.ndarray, x_point: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The depthwise kernel's int8 taps [C, KH * KW], its bias with x's zero
+    point folded in (b - x_zero_point * sum of the channel's taps, so that
+    the kernel sums x * w, reading x_zero_point for a padding tap), and its
+    multipliers."""
+    taps = weights.reshape(weights.shape[0], -1)
+    folded = bias.astype(np.int64) - x_point * taps.astype(np.int64).sum(axis=1)
+    return np.ascontiguousarray(taps), folded.astype(np.int32), scale
 
 
 def multipliers(
@@ -173,22 +198,19 @@ def _select(conv: onnx.QLinearConvOp, made: Made) -> None:
     if weights.ndim == 3:
         weights = weights[:, :, None, :]
     kernel_shape, strides, dilations, pads = geometry
-    rows = channels + channels % 2
-    packed = made.get(("qconv", conv.w, conv.w_scale, conv.x_scale, conv.y_scale, conv.B))
-    if packed is None:
+    group = conv.attr("group") or 1
+    key = ("qconv", conv.w, conv.w_scale, conv.x_scale, conv.x_zero_point, conv.y_scale, conv.B)
+    if key not in made:
         scale = multipliers(x_scale, w_scale.reshape(-1), y_scale, channels)
-        packed_bias = np.zeros(rows, np.int32)
-        packed_bias[:channels] = bias
-        packed_scale = np.zeros(rows, np.float32)
-        packed_scale[:channels] = scale
+        if group == 1:
+            arrays = (pack_weights(weights), *_padded_rows(bias, scale))
+        else:
+            arrays = _depthwise(weights, bias, scale, int(x_point))
         hint = conv.w.name_hint or "qconv"
-        w = constant_op(pack_weights(weights), f"{hint}_words", point)
-        b = constant_op(packed_bias, f"{hint}_bias", point)
-        s = constant_op(packed_scale, f"{hint}_multipliers", point)
-        made["qconv", conv.w, conv.w_scale, conv.x_scale, conv.y_scale, conv.B] = w
-        made["qconv bias", w] = b
-        made["qconv multipliers", w] = s
-        packed = w
+        made[key] = constant_op(arrays[0], f"{hint}_words" if group == 1 else f"{hint}_taps", point)
+        made[key + ("bias",)] = constant_op(arrays[1], f"{hint}_bias", point)
+        made[key + ("multipliers",)] = constant_op(arrays[2], f"{hint}_multipliers", point)
+    operands = [made[key], made[key + ("bias",)], made[key + ("multipliers",)]]
     x_type, y_type = conv.x.type, conv.y.type
     assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
     x, flat_result = conv.x, None
@@ -199,7 +221,7 @@ def _select(conv: onnx.QLinearConvOp, made: Made) -> None:
         n, m, out_length = flat_result
         y_type = TensorType(y_type.get_element_type(), [n, m, 1, out_length])
     new = kernel.QconvOp.create(
-        operands=[x, packed, made["qconv bias", packed], made["qconv multipliers", packed]],
+        operands=[x, *operands],
         result_types=[y_type],
         properties={
             "strides": ints(strides),
@@ -208,6 +230,7 @@ def _select(conv: onnx.QLinearConvOp, made: Made) -> None:
             "kernel_shape": ints(kernel_shape),
             "x_zero_point": IntegerAttr(int(x_point), i64),
             "y_zero_point": IntegerAttr(int(y_point), i64),
+            "group": IntegerAttr(group, i64),
         },
         attributes={ONNX_NODE_NAME: StringAttr(label)},
     )

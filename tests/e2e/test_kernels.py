@@ -69,7 +69,16 @@ CONVS = {
     "partial_input_block": lambda: _single(18, 16, 3, (6, 6), pads=[1, 1, 1, 1]),
     # padding wider than a block: whole blocks see only padding
     "pads_beyond_a_block": lambda: _single(2, 8, 3, (4, 30), pads=[0, 10, 0, 10]),
+    # rows of one output pixel whose window is wider than the input row (a
+    # random graph: gcc 12 vectorised the loop over such rows wrongly)
+    "window_wider_than_rows": lambda: _wide_window(),
 }
+
+
+def _wide_window() -> onnx.ModelProto:
+    w = np.random.default_rng(5).standard_normal((2, 1, 1, 4)).astype(np.float32)
+    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv", pads=[1, 1, 1, 1])
+    return _model([node], [numpy_helper.from_array(w, "w")], [2, 1, 3, 2])
 
 
 def _epilogues() -> onnx.ModelProto:

@@ -2,7 +2,8 @@
 the bit: convolutions quantized by onnxruntime's own tool, in both its
 formats, over the geometries the kernel takes (odd channel counts on both
 sides, one input channel, strides, dilations, asymmetric padding, wide and
-1x1 windows, Conv1d, a batch of two), with int8 and uint8 activations and
+1x1 windows, Conv1d, a batch of two; depthwise ones with and without border
+pixels), with int8 and uint8 activations and
 weights per tensor and per channel.
 
 The host runs a QLinearConv (the QOperator form) on the kernel; the
@@ -34,7 +35,7 @@ quantization = pytest.importorskip("onnxruntime.quantization")
 
 
 def _conv(name: str, x: str, y: str, c: int, m: int, kernel_shape: list[int], rng, **attributes):
-    w = rng.standard_normal((m, c, *kernel_shape)).astype(np.float32)
+    w = rng.standard_normal((m, c // attributes.get("group", 1), *kernel_shape)).astype(np.float32)
     b = rng.standard_normal(m).astype(np.float32)
     node = helper.make_node("Conv", [x, f"{name}_w", f"{name}_b"], [y], name=name, **attributes)
     return node, [numpy_helper.from_array(w, f"{name}_w"), numpy_helper.from_array(b, f"{name}_b")]
@@ -59,16 +60,18 @@ def _single(c: int, m: int, kernel_shape: list[int], x_size: list[int], batch=1,
 
 
 def _chain() -> onnx.ModelProto:
-    """Four convolutions with Relus between them (which the quantizer folds
+    """Five convolutions with Relus between them (which the quantizer folds
     into the quantization ranges): odd and even channel counts, 3x3 padded,
-    1x1 strided, dilated, and a 5x1 window with asymmetric padding."""
+    1x1 strided, dilated, a 5x1 window with asymmetric padding, and a
+    depthwise 3x3 one with stride 2."""
     rng = np.random.default_rng(11)
     nodes, weights = [], []
     for name, x, y, c, m, k, attributes in [
         ("c1", "x", "a", 3, 5, [3, 3], {"pads": [1, 1, 1, 1]}),
         ("c2", "ra", "b", 5, 8, [1, 1], {"strides": [2, 2]}),
         ("c3", "rb", "c", 8, 7, [3, 3], {"pads": [2, 2, 2, 2], "dilations": [2, 2]}),
-        ("c4", "rc", "y", 7, 4, [5, 1], {"pads": [2, 0, 1, 0]}),
+        ("c4", "rc", "d", 7, 4, [5, 1], {"pads": [2, 0, 1, 0]}),
+        ("c5", "rd", "y", 4, 4, [3, 3], {"pads": [1, 1, 1, 1], "strides": [2, 2], "group": 4}),
     ]:
         node, w = _conv(name, x, y, c, m, k, rng, **attributes)
         nodes.append(node)
@@ -82,6 +85,9 @@ CONVS = {
     "3x3_pad1": lambda: _single(4, 6, [3, 3], [7, 9], pads=[1, 1, 1, 1]),
     "odd_channels": lambda: _single(3, 5, [3, 3], [6, 6], pads=[1, 1, 1, 1]),
     "one_channel": lambda: _single(1, 1, [5, 5], [9, 9]),
+    # one input channel: the window gathered in pairs of taps, an odd count of them
+    "one_channel_padded": lambda: _single(1, 4, [3, 3], [7, 6], pads=[1, 1, 1, 1], strides=[2, 1]),
+    "one_channel_stem": lambda: _single(1, 6, [10, 4], [49, 10], pads=[5, 1, 5, 1], strides=[2, 2]),
     "stride2": lambda: _single(8, 16, [3, 3], [9, 8], pads=[1, 1, 1, 1], strides=[2, 2]),
     "dilated": lambda: _single(6, 4, [3, 3], [10, 10], pads=[2, 2, 2, 2], dilations=[2, 2]),
     "asymmetric_pads": lambda: _single(5, 8, [3, 3], [7, 10], pads=[0, 2, 1, 0]),
@@ -89,6 +95,15 @@ CONVS = {
     "wide_window": lambda: _single(2, 3, [1, 7], [4, 12], pads=[0, 3, 0, 3]),
     "conv1d": lambda: _single(6, 5, [3], [17], pads=[1, 1], strides=[2]),
     "batch2": lambda: _single(4, 4, [3, 3], [5, 5], batch=2, pads=[1, 1, 1, 1]),
+    "depthwise": lambda: _single(8, 8, [3, 3], [9, 7], pads=[1, 1, 1, 1], group=8),
+    "depthwise_stride2_dilated": lambda: _single(
+        5, 5, [3, 3], [11, 12], pads=[2, 1, 0, 2], strides=[2, 2], dilations=[2, 1], group=5
+    ),
+    "depthwise_5x5_batch2": lambda: _single(
+        3, 3, [5, 5], [6, 6], batch=2, pads=[2, 2, 2, 2], group=3
+    ),
+    "depthwise_conv1d": lambda: _single(4, 4, [5], [13], pads=[2, 2], group=4),
+    "depthwise_no_interior": lambda: _single(2, 2, [3, 3], [2, 2], pads=[1, 1, 1, 1], group=2),
 }
 
 
@@ -140,7 +155,8 @@ def _assert_exact(model: onnx.ModelProto, target: str, seed: int = 1) -> None:
 @pytest.mark.parametrize("name", list(CONVS))
 def test_qlinear_conv_on_the_kernel(tmp_path: Path, name: str) -> None:
     per_channel = name != "1x1"
-    activations = "QUInt8" if name in ("odd_channels", "dilated", "conv1d") else "QInt8"
+    unsigned = ("odd_channels", "dilated", "conv1d", "depthwise", "depthwise_conv1d")
+    activations = "QUInt8" if name in unsigned else "QInt8"
     model = _quantized(CONVS[name](), tmp_path, "QOperator", activations, per_channel)
     assert _kernels(model, "host") == ["kernel.qconv"]
     _assert_exact(model, "host")
@@ -148,11 +164,11 @@ def test_qlinear_conv_on_the_kernel(tmp_path: Path, name: str) -> None:
 
 @pytest.mark.parametrize("activations", ["QInt8", "QUInt8"])
 def test_qdq_chain_is_fused_on_mcu_targets(tmp_path: Path, activations: str) -> None:
-    """The QDQ chain becomes four kernel.qconv on the Cortex-M targets; the
+    """The QDQ chain becomes five kernel.qconv on the Cortex-M targets; the
     host keeps it on its float kernels (faster there), and all agree."""
     model = _quantized(_chain(), tmp_path, "QDQ", activations, True)
-    assert _kernels(model, "cortex-m4") == ["kernel.qconv"] * 4
-    assert _kernels(model, "cortex-m0") == ["kernel.qconv"] * 4
+    assert _kernels(model, "cortex-m4") == ["kernel.qconv"] * 5
+    assert _kernels(model, "cortex-m0") == ["kernel.qconv"] * 5
     assert "kernel.qconv" not in _kernels(model, "host")
     _assert_exact(model, "host")
 

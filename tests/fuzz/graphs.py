@@ -181,6 +181,21 @@ def binary(b: Builder) -> Value | None:
     return b.add(op, ordered, x.shape)
 
 
+def _window(b: Builder, h: int, w: int) -> tuple[list[int], int, int, int, int, int] | None:
+    """A random 2-D window over h x w: kernel shape, stride, dilation, pad,
+    and the output's height and width (None when nothing is left)."""
+    kh, kw = (int(b.rng.choice([1, 1, 3, 5])) for _ in range(2))
+    kh, kw = min(kh, h + 2), min(kw, w + 2)
+    stride = int(b.rng.choice([1, 1, 2]))
+    dilation = int(b.rng.choice([1, 1, 1, 2]))
+    pad = int(b.rng.integers(0, 3))
+    oh = (h + 2 * pad - dilation * (kh - 1) - 1) // stride + 1
+    ow = (w + 2 * pad - dilation * (kw - 1) - 1) // stride + 1
+    if oh < 1 or ow < 1:
+        return None
+    return [kh, kw], stride, dilation, pad, oh, ow
+
+
 def conv(b: Builder) -> Value | None:
     x = b.pick(lambda v: len(v.shape) == 4 and v.shape[2] >= 1 and v.elem == FLOAT)
     if x is None:
@@ -191,15 +206,10 @@ def conv(b: Builder) -> Value | None:
     m = c if kind == 0 else int(b.rng.choice([1, 3, 4, 8, 16, 17]))
     if group == 2 and m % 2:
         m += 1
-    kh, kw = (int(b.rng.choice([1, 1, 3, 5])) for _ in range(2))
-    kh, kw = min(kh, h + 2), min(kw, w + 2)
-    stride = int(b.rng.choice([1, 1, 2]))
-    dilation = int(b.rng.choice([1, 1, 1, 2]))
-    pad = int(b.rng.integers(0, 3))
-    oh = (h + 2 * pad - dilation * (kh - 1) - 1) // stride + 1
-    ow = (w + 2 * pad - dilation * (kw - 1) - 1) // stride + 1
-    if oh < 1 or ow < 1:
+    window = _window(b, h, w)
+    if window is None:
         return None
+    (kh, kw), stride, dilation, pad, oh, ow = window
     fan = (c // group) * kh * kw
     weight = b.floats([m, c // group, kh, kw], 1 / math.sqrt(fan))
     inputs = [x.name, weight] + ([b.floats([m], 0.1)] if b.rng.random() < 0.7 else [])
@@ -515,6 +525,111 @@ def quantize(b: Builder) -> Value | None:
     return b.add("DequantizeLinear", [quantized.name, scale, point], x.shape, **attributes)
 
 
+def _scales(b: Builder, count: int, exact: bool, size: float) -> np.ndarray:
+    """`count` positive scales around `size`: powers of two when `exact`."""
+    scales = size * np.exp(b.rng.uniform(-0.7, 0.7, count))
+    if exact:
+        scales = 2.0 ** np.round(np.log2(scales))
+    return scales.astype(np.float32)
+
+
+def quantized_conv(b: Builder) -> Value | None:
+    """A quantized convolution of a graph input, as quantizers write one:
+    the input quantized (int8 or uint8, a zero point off center), then one
+    or two convolutions (dense or depthwise) on int8 weights (per tensor or per output
+    channel, zero points 0) and an int32 bias at scale x_scale * w_scale,
+    each requantized with a scale that saturates some outputs, then the
+    last one dequantized. Half the graphs write each convolution as a
+    QLinearConv (the QOperator form), half as DequantizeLinear -> Conv ->
+    QuantizeLinear (the QDQ form, which the Cortex-M targets fuse into a
+    QLinearConv). The QDQ form's scales are powers of two, so that its float
+    arithmetic (the host's) is exact and rounds as the integer kernels do;
+    with other scales it differs from onnxruntime's integer kernels by a
+    step where a value falls within rounding error of a half step."""
+    inputs = {v.name for v in b.inputs}
+    x = b.pick(lambda v: v.elem == FLOAT and v.name in inputs and len(v.shape) == 4)
+    if x is None:
+        return None
+    qdq = bool(b.rng.integers(2))
+    elem = TensorProto.INT8 if b.rng.integers(2) else TensorProto.UINT8
+    center = 0 if elem == TensorProto.INT8 else 128
+    x_scale = _scales(b, 1, qdq, 0.03)[0]
+    point = np.array(center + int(b.rng.integers(-30, 31)), _numpy(elem))
+    quantized = b.add(
+        "QuantizeLinear", [x.name, b.constant(np.array(x_scale)), b.constant(point)], x.shape, elem
+    )
+    b.pool.remove(quantized)
+    scale_name, point_name = b.nodes[-1].input[1], b.nodes[-1].input[2]
+    for _ in range(int(b.rng.integers(1, 3))):
+        n, c, h, w = quantized.shape
+        window = _window(b, h, w)
+        if window is None:
+            break
+        kernel_shape, stride, dilation, pad, oh, ow = window
+        depthwise = b.rng.random() < 0.3
+        m = c if depthwise else int(b.rng.choice([1, 2, 3, 4, 5, 8, 16, 17]))
+        group = c if depthwise else 1
+        per_channel = bool(b.rng.integers(2))
+        w_scale = _scales(b, m if per_channel else 1, qdq, 0.02)
+        weights = b.rng.integers(-127, 128, [m, c // group, *kernel_shape]).astype(np.int8)
+        bias = b.rng.integers(-3000, 3001, m).astype(np.int32) if b.rng.random() < 0.7 else None
+        taps = c // group * kernel_shape[0] * kernel_shape[1]
+        spread = float(x_scale * np.mean(w_scale)) * 40 * math.sqrt(taps)
+        y_scale = _scales(b, 1, qdq, spread / float(b.rng.choice([30, 100])))[0]
+        y_point = np.array(center + int(b.rng.integers(-30, 31)), _numpy(elem))
+        attributes = {
+            "group": group,
+            "kernel_shape": kernel_shape,
+            "strides": [stride, stride],
+            "dilations": [dilation, dilation],
+            "pads": [pad] * 4,
+        }
+        w_names = [b.constant(weights), b.constant(w_scale if per_channel else w_scale[0])]
+        w_point = np.zeros(m if per_channel else (), np.int8)
+        y_names = [b.constant(np.array(y_scale)), b.constant(y_point)]
+        shape = [n, m, oh, ow]
+        if qdq:
+            x_float = b.add(
+                "DequantizeLinear", [quantized.name, scale_name, point_name], quantized.shape
+            )
+            w_float = b.add(
+                "DequantizeLinear",
+                [*w_names, b.constant(w_point)],
+                [m, c // group, *kernel_shape],
+                axis=0,
+            )
+            conv_inputs = [x_float.name, w_float.name]
+            made = [x_float, w_float]
+            if bias is not None:
+                bias_scale = (np.float32(x_scale) * w_scale).astype(np.float32)
+                bias_scale_name = b.constant(bias_scale if per_channel else bias_scale[0])
+                b_float = b.add(
+                    "DequantizeLinear", [b.constant(bias), bias_scale_name], [m], axis=0
+                )
+                conv_inputs.append(b_float.name)
+                made.append(b_float)
+            conv = b.add("Conv", conv_inputs, shape, **attributes)
+            result = b.add("QuantizeLinear", [conv.name, *y_names], shape, elem)
+            for value in (*made, conv):
+                b.pool.remove(value)
+        else:
+            conv_inputs = [
+                quantized.name,
+                scale_name,
+                point_name,
+                *w_names,
+                b.constant(w_point),
+                *y_names,
+            ]
+            if bias is not None:
+                conv_inputs.append(b.constant(bias))
+            result = b.add("QLinearConv", conv_inputs, shape, elem, **attributes)
+        b.pool.remove(result)
+        quantized, scale_name, point_name = result, y_names[0], y_names[1]
+        x_scale = y_scale
+    return b.add("DequantizeLinear", [quantized.name, scale_name, point_name], quantized.shape)
+
+
 OPERATORS: dict[str, tuple[Callable[[Builder], Value | None], float, bool]] = {
     # name: (generator, weight, allowed on int32 graphs)
     "unary": (unary, 2.0, True),
@@ -534,6 +649,7 @@ OPERATORS: dict[str, tuple[Callable[[Builder], Value | None], float, bool]] = {
     "layer_norm": (layer_norm, 0.5, False),
     "squeeze": (squeeze, 0.7, True),
     "quantize": (quantize, 0.7, False),
+    "quantized_conv": (quantized_conv, 0.7, False),
     "recurrent": (recurrent, 0.7, False),
 }
 

@@ -51,6 +51,7 @@ from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import (
     accumulate,
     activations,
     for_taps,
+    inside_outputs,
     load,
     loops_over,
     padded,
@@ -88,19 +89,17 @@ class _Geometry:
     fma: bool
     unrolled: bool
 
-    def interior(self) -> tuple[int, int]:
-        """The output columns [lo, hi) whose KW taps all lie inside the input."""
-        width, kw, stride, dilation, pad = (
-            self.in_size[1],
-            self.kernel[1],
-            self.strides[1],
-            self.dilations[1],
-            self.pads[1],
+    def interior(self, axis: int = 1) -> tuple[int, int]:
+        """The output rows (axis 0) or columns (1) [lo, hi) whose taps all
+        lie inside the input."""
+        return inside_outputs(
+            self.in_size[axis],
+            self.out_size[axis],
+            self.kernel[axis],
+            self.strides[axis],
+            self.dilations[axis],
+            self.pads[axis],
         )
-        lo = -(-pad // stride)
-        hi = (width - 1 - (kw - 1) * dilation + pad) // stride + 1
-        lo, hi = min(lo, self.out_size[1]), min(max(hi, 0), self.out_size[1])
-        return (lo, hi) if lo < hi else (self.out_size[1], self.out_size[1])
 
 
 def _column_blocks(g: _Geometry, lo: int, hi: int) -> list[tuple[int, int, int, bool]]:
@@ -190,8 +189,29 @@ class _Kernel:
         if g.in_size == g.out_size == g.kernel == (1, 1) and g.out_blocks > 1 and not g.depthwise:
             loops_over(b, [batch], lambda inner, at: self._vector(inner, at[0]))
             return
-        sizes = [batch, g.out_blocks, g.out_size[0]]
-        loops_over(b, sizes, lambda inner, at: self._row(inner, *at))
+        loops_over(b, [batch, g.out_blocks], lambda inner, at: self._rows(inner, *at))
+
+    def _rows(self, b: Builder, n: SSAValue, cb: SSAValue) -> None:
+        """Every output row: the rows whose taps all lie inside the input
+        apart from the others, whose tap range `_block` clips. A kernel one
+        tap high then has none in a border row, and no tap loop of zero or
+        one trip: gcc 12 (-march=znver4, skylake-avx512) vectorised the loop
+        over rows around such a loop and gave wrong rows (a random graph: a
+        1x4 window, rows padded)."""
+        g = self.g
+        lo, hi = g.interior(0)
+        for first, last, inside in ((0, lo, False), (lo, hi, True), (hi, g.out_size[0], False)):
+            if last - first == 1:
+                self._row(b, n, cb, Arith(b).index(first), inside)
+            elif last > first:
+                row = functools.partial(self._looped_row, n, cb, inside)
+                for_range(b, first, last, [], row)
+
+    def _looped_row(
+        self, n: SSAValue, cb: SSAValue, inside: bool, b: Builder, oh: SSAValue, _: list[SSAValue]
+    ) -> list[SSAValue]:
+        self._row(b, n, cb, oh, inside)
+        return []
 
     def _vector(self, b: Builder, n: SSAValue) -> None:
         """A 1x1 kernel of one pixel (a Gemm of one row): register blocks
@@ -238,15 +258,16 @@ class _Kernel:
 
             self._lanes(b, finish)
 
-    def _row(self, b: Builder, n: SSAValue, cb: SSAValue, oh: SSAValue) -> None:
+    def _row(self, b: Builder, n: SSAValue, cb: SSAValue, oh: SSAValue, inside: bool) -> None:
         g = self.g
         lo, hi = g.interior()
         for start, end, pixels, border in _column_blocks(g, lo, hi):
             if end - start > pixels:
-                body = functools.partial(self._looped_block, n, cb, oh, pixels, border)
+                body = functools.partial(self._looped_block, n, cb, oh, pixels, border, inside)
                 for_range(b, start, end, [], body, step=pixels)
             else:
-                self._block(b, n, cb, oh, Arith(b).index(start), pixels, border=border)
+                at = Arith(b).index(start)
+                self._block(b, n, cb, oh, at, pixels, border=border, row_inside=inside)
         if self.row_activation is not None:
             activate = self.row_activation
 
@@ -269,12 +290,13 @@ class _Kernel:
         oh: SSAValue,
         pixels: int,
         border: bool,
+        row_inside: bool,
         b: Builder,
         ow0: SSAValue,
         _: list[SSAValue],
     ) -> list[SSAValue]:
         """`_block` as the body of a loop over the blocks of a run."""
-        self._block(b, n, cb, oh, ow0, pixels, border=border)
+        self._block(b, n, cb, oh, ow0, pixels, border=border, row_inside=row_inside)
         return []
 
     def _block(
@@ -287,15 +309,19 @@ class _Kernel:
         pixels: int,
         *,
         border: bool,
+        row_inside: bool,
     ) -> None:
         """Outputs (n, cb, oh, ow0 + j) for j < pixels, all lanes. A `border`
         block has taps outside the input's columns: one pixel clips its tap
-        range, more mask those taps (`_taps`)."""
+        range, more mask those taps (`_taps`). Unless `row_inside`, the row's
+        taps are clipped too (none, for a kernel one tap high)."""
         g = self.g
         a = Arith(b)
         columns = [a.add(ow0, j) for j in range(pixels)]
         top = a.sub(a.mul(oh, g.strides[0]), g.pads[0])
         kh_lo, kh_hi = tap_range(a, top, g.kernel[0], g.dilations[0], g.in_size[0])
+        if row_inside or g.kernel[0] == 1:
+            kh_lo, kh_hi = 0, g.kernel[0] if row_inside else 0
         lefts = [a.sub(a.mul(c, g.strides[1]), g.pads[1]) for c in columns]
         if border and pixels == 1:
             kw_lo, kw_hi = tap_range(a, lefts[0], g.kernel[1], g.dilations[1], g.in_size[1])

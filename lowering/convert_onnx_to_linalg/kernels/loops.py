@@ -27,6 +27,7 @@ __all__ = [
     "accumulate",
     "activation",
     "activations",
+    "inside_outputs",
     "load",
     "loops_over",
     "padded",
@@ -54,6 +55,17 @@ def tap_range(a: Arith, start: Size, taps: int, dilation: int, extent: int) -> t
     return lo, a.max(lo, hi)
 
 
+def inside_outputs(
+    size: int, outputs: int, taps: int, stride: int, dilation: int, pad: int
+) -> tuple[int, int]:
+    """The outputs [lo, hi) along an axis whose taps all lie inside the
+    input's `size`; (outputs, outputs) when none does."""
+    lo = -(-pad // stride)
+    hi = (size - 1 - (taps - 1) * dilation + pad) // stride + 1
+    lo, hi = min(lo, outputs), min(max(hi, 0), outputs)
+    return (lo, hi) if lo < hi else (outputs, outputs)
+
+
 def for_taps(b: Builder, lo: Size, hi: Size, taps: int, body: TapBody, *, one_tap_if: bool) -> None:
     """body(k) for the taps k in [lo, hi) of a kernel axis of `taps` taps
     (`tap_range`): a loop, or, with `one_tap_if` and one tap, an `if lo < hi`
@@ -62,9 +74,18 @@ def for_taps(b: Builder, lo: Size, hi: Size, taps: int, body: TapBody, *, one_ta
     weight at k (random graph 5800). x86 builds keep the loop: told that
     k = 0, gcc 12's AVX2 vectorizer computes wrong border outputs (random
     graphs 6798 and 6803; right with -fno-tree-slp-vectorize or below
-    x86-64-v3)."""
+    x86-64-v3). The loop counts from 0 (k = lo + j for j < hi - lo): from lo,
+    gcc 12 at -march=znver4 or skylake-avx512 vectorised the loop around it
+    (over a one-pixel kernel's output rows) and gave wrong rows (a random
+    graph: a 1x4 window over rows of 2)."""
     if taps != 1 or not one_tap_if:
-        for_range(b, lo, hi, [], lambda inner, k, _: body(inner, k) or [])
+
+        def tap(inner: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            a = Arith(inner)
+            body(inner, a.index(a.add(lo, j)))
+            return []
+
+        for_range(b, 0, Arith(b).sub(hi, lo), [], tap)
         return
     block = Block()
     inner = Builder(InsertPoint.at_end(block))

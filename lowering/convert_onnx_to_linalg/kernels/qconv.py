@@ -4,13 +4,15 @@ scheme in generated C.
 For each pair of output pixels, their input windows are gathered into two
 columns of a scratch buffer (im2col), each tap's channels in pairs: one int32
 word holds (x[c] - x_zero_point, x[c+1] - x_zero_point) as signed 16-bit
-halves, padding taps 0. Then for each pair of output channels a register
-block of 2 x 2 int32 accumulators, started at the bias, runs over the packed
-weight words: each word gives two pairs of int8 weights (`onnxc.widen_bytes`,
-see `kernel.qconv` for the packing) and each pair meets a column's pair in
-one dual multiply-accumulate (`onnxc.dot2`: SMLAD on Armv7E-M, 16 MACs in
-eight instructions with the four loads and four widenings around them). A
-last odd pixel and a last odd channel take blocks of one column or one row.
+halves, padding taps 0 (with one input channel, the pairs are of
+consecutive taps instead, so that no half of a word is padding). Then for
+each pair of output channels a register block of 2 x 2 int32 accumulators,
+started at the bias, runs over the packed weight words: each word gives two
+pairs of int8 weights (`onnxc.widen_bytes`, see `kernel.qconv` for the
+packing) and each pair meets a column's pair in one dual multiply-accumulate
+(`onnxc.dot2`: SMLAD on Armv7E-M, 16 MACs in eight instructions with the
+four loads and four widenings around them). A last odd pixel and a last odd
+channel take blocks of one column or one row.
 Accumulators are requantized as they are stored: `acc` in float times the
 channel's multiplier, then QuantizeLinear's clamp, round half to even and
 zero point (quantization.py's `quantize`), onnxruntime's `MlasRequantizeOutput`
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import Float32Type, IntegerType, MemRefType
+from xdsl.dialects.builtin import IntegerType, MemRefType
 from xdsl.ir import Block, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
@@ -44,30 +46,17 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     element_type,
     shape_of,
 )
-from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import Arith, load
-from onnxc.lowering.convert_onnx_to_linalg.quantization.quantization import quantize
+from onnxc.lowering.convert_onnx_to_linalg.kernels.integer import (
+    Geometry,
+    IntegerKernel,
+    requantized,
+)
+from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import Arith, load, remainder
+from onnxc.lowering.convert_onnx_to_linalg.kernels.qdepthwise import Depthwise
 from onnxc.lowering.convert_onnx_to_linalg.scf_loops import builder_before, for_range
 from onnxc.lowering.index_arith import Size
 
 I32 = IntegerType(32)
-
-
-@dataclass(frozen=True)
-class _Geometry:
-    in_size: tuple[int, int]
-    out_size: tuple[int, int]
-    kernel_shape: tuple[int, int]
-    strides: tuple[int, int]
-    dilations: tuple[int, int]
-    pads: tuple[int, int]
-    channels: int
-    outputs: int
-    words: int  # packed weight words per output channel (K4)
-
-    @property
-    def pairs(self) -> int:
-        """Channel pairs per tap (words of one tap in a column)."""
-        return (self.channels + 1) // 2
 
 
 class QconvOpLowering(OnnxLowering[kernel.QconvOp]):
@@ -77,7 +66,7 @@ class QconvOpLowering(OnnxLowering[kernel.QconvOp]):
     def rewrite(self, op: kernel.QconvOp, rewriter: PatternRewriter) -> None:
         x_shape, y_shape = shape_of(op.X), shape_of(op.Y)
         w_shape = shape_of(op.W)
-        geometry = _Geometry(
+        geometry = Geometry(
             in_size=(x_shape[2], x_shape[3]),
             out_size=(y_shape[2], y_shape[3]),
             kernel_shape=_pair(op.attr("kernel_shape")),
@@ -89,18 +78,22 @@ class QconvOpLowering(OnnxLowering[kernel.QconvOp]):
             words=w_shape[1],
         )
         out = self.result_buffer(rewriter, op.Y, list(y_shape))
-        columns = alloc(rewriter, MemRefType(I32, [2, 2 * geometry.words]))
-        kernel_ = _Kernel(
+        common = IntegerKernel(
             g=geometry,
             x=buffer_of(rewriter, op.X),
-            w=buffer_of(rewriter, op.W),
             bias=buffer_of(rewriter, op.B),
             scale=buffer_of(rewriter, op.S),
             out=out,
-            columns=columns,
             x_zero_point=op.attr("x_zero_point"),
             y_zero_point=op.attr("y_zero_point"),
         )
+        if (op.attr("group") or 1) != 1:
+            depthwise = Depthwise(**common.parts(), taps=buffer_of(rewriter, op.W))
+            depthwise.build(builder_before(op), x_shape[0])
+            self.replace(rewriter, op, [out])
+            return
+        columns = alloc(rewriter, MemRefType(I32, [2, 2 * geometry.words]))
+        kernel_ = _Kernel(**common.parts(), w=buffer_of(rewriter, op.W), columns=columns)
         kernel_.build(builder_before(op), x_shape[0])
         self.replace(rewriter, op, [out])
 
@@ -111,20 +104,13 @@ def _pair(values: Sequence[int]) -> tuple[int, int]:
 
 
 @dataclass(frozen=True)
-class _Kernel:
-    g: _Geometry
-    x: SSAValue
+class _Kernel(IntegerKernel):
     w: SSAValue
-    bias: SSAValue
-    scale: SSAValue
-    out: SSAValue
     columns: SSAValue
-    x_zero_point: int
-    y_zero_point: int
 
     def build(self, b: Builder, batch: int) -> None:
         g = self.g
-        taps = g.kernel_shape[0] * g.kernel_shape[1] * g.pairs
+        taps = g.taps_words
         for column in range(2):  # the words past the taps are never written again
             for word in range(taps, 2 * g.words):
                 a = Arith(b)
@@ -151,7 +137,9 @@ class _Kernel:
         output channels over them."""
         a = Arith(b)
         width = self.g.out_size[1]
-        places = [(a.floordiv(p, width), _rem(b, p, width)) for p in pixels]
+        places: list[tuple[Size, Size]] = [
+            (a.floordiv(p, width), remainder(b, a.index(p), width)) for p in pixels
+        ]
         for column, (oh, ow) in enumerate(places):
             self._gather(b, n, column, oh, ow)
         outputs = self.g.outputs
@@ -168,6 +156,9 @@ class _Kernel:
         """Column `column` of the scratch: the window of output pixel (oh, ow),
         channel pairs per tap, taps in (kh, kw) order; padding taps 0."""
         g = self.g
+        if g.channels == 1:
+            self._gather_taps(b, n, column, oh, ow)
+            return
         a = Arith(b)
         top = a.sub(a.mul(oh, g.strides[0]), g.pads[0])
         left = a.sub(a.mul(ow, g.strides[1]), g.pads[1])
@@ -175,7 +166,7 @@ class _Kernel:
 
         def tap(b: Builder, t: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
             a = Arith(b)
-            kh, kw = a.floordiv(t, g.kernel_shape[1]), _rem(b, t, g.kernel_shape[1])
+            kh, kw = a.floordiv(t, g.kernel_shape[1]), remainder(b, t, g.kernel_shape[1])
             ih = a.add(top, a.mul(kh, g.dilations[0]))
             iw = a.add(left, a.mul(kw, g.dilations[1]))
             inside = a.both(
@@ -190,6 +181,48 @@ class _Kernel:
             return []
 
         for_range(b, 0, g.kernel_shape[0] * g.kernel_shape[1], [], tap)
+
+    def _gather_taps(self, b: Builder, n: SSAValue, column: int, oh: Size, ow: Size) -> None:
+        """`_gather` of one input channel: word j holds taps 2j and 2j + 1
+        (the last one 0 past the window), each read at a clamped position and
+        taken as 0 outside the input."""
+        g = self.g
+        a = Arith(b)
+        top = a.sub(a.mul(oh, g.strides[0]), g.pads[0])
+        left = a.sub(a.mul(ow, g.strides[1]), g.pads[1])
+        count = g.kernel_shape[0] * g.kernel_shape[1]
+        at_column = a.index(column)
+
+        def tap(b: Builder, t: Size) -> SSAValue:
+            a = Arith(b)
+            kh, kw = a.floordiv(t, g.kernel_shape[1]), remainder(b, a.index(t), g.kernel_shape[1])
+            ih = a.add(top, a.mul(kh, g.dilations[0]))
+            iw = a.add(left, a.mul(kw, g.dilations[1]))
+            inside = a.both(
+                a.both(a.less(-1, ih), a.less(ih, g.in_size[0])),
+                a.both(a.less(-1, iw), a.less(iw, g.in_size[1])),
+            )
+            at = [n, 0, a.clamp(ih, 0, g.in_size[0] - 1), a.clamp(iw, 0, g.in_size[1] - 1)]
+            value = self._centered(b, load(b, self.x, at))
+            zero = scalar.constant(b, 0, I32)
+            return b.insert(arith.SelectOp(inside, value, zero)).result
+
+        def word(b: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            a = Arith(b)
+            first = a.mul(j, 2)
+            at = [at_column, a.index(j)]
+            b.insert(
+                memref.StoreOp.get(
+                    _packed(b, tap(b, first), tap(b, a.add(first, 1))), self.columns, at
+                )
+            )
+            return []
+
+        for_range(b, 0, count // 2, [], word)
+        if count % 2:
+            a = Arith(b)
+            last = _packed(b, tap(b, count - 1), scalar.constant(b, 0, I32))
+            b.insert(memref.StoreOp.get(last, self.columns, [at_column, a.index(count // 2)]))
 
     def _tap_words(
         self, b: Builder, n: SSAValue, column: SSAValue, base: Size, ih: Size, iw: Size
@@ -271,18 +304,9 @@ class _Kernel:
         for r, row in enumerate(row_at):
             multiplier = load(b, self.scale, [row])
             for c, (oh, ow) in enumerate(places):
-                total = scalar.convert(b, sums[r * len(places) + c], Float32Type())
-                value = quantize(b, scalar.MUL(b, total, multiplier), zero_point, target)
+                value = requantized(b, sums[r * len(places) + c], multiplier, zero_point)
                 at = [n, row, a.index(oh), a.index(ow)]  # row: an index value
                 b.insert(memref.StoreOp.get(value, self.out, at))
-
-
-def _rem(b: Builder, value: Size, divisor: int) -> Size:
-    """value mod divisor, for a non-negative value."""
-    a = Arith(b)
-    if isinstance(value, int):
-        return value % divisor
-    return b.insert(arith.RemUIOp(a.index(value), a.index(divisor))).result
 
 
 def _packed(b: Builder, low: SSAValue, high: SSAValue) -> SSAValue:

@@ -1,0 +1,85 @@
+"""What the integer kernels (`qconv.py`, `qdepthwise.py`) share: the window
+of a `kernel.qconv`, the operands they read alike, and the requantization of
+an int32 sum as it is stored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from xdsl.builder import Builder
+from xdsl.dialects.builtin import Float32Type
+from xdsl.ir import SSAValue
+
+from onnxc.lowering.convert_onnx_to_linalg import scalar
+from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import inside_outputs
+from onnxc.lowering.convert_onnx_to_linalg.quantization.quantization import quantize
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """A kernel.qconv's window: input and output height and width, kernel
+    shape, strides, dilations and leading pads (per axis), channels in and
+    out, and the packed weight words per output channel (dense kernels)."""
+
+    in_size: tuple[int, int]
+    out_size: tuple[int, int]
+    kernel_shape: tuple[int, int]
+    strides: tuple[int, int]
+    dilations: tuple[int, int]
+    pads: tuple[int, int]
+    channels: int
+    outputs: int
+    words: int
+
+    @property
+    def pairs(self) -> int:
+        """Channel pairs per tap (words of one tap in a column)."""
+        return (self.channels + 1) // 2
+
+    @property
+    def taps_words(self) -> int:
+        """The words of a gathered window: a pair of channels per tap, or
+        with one channel a pair of taps."""
+        taps = self.kernel_shape[0] * self.kernel_shape[1]
+        return (taps + 1) // 2 if self.channels == 1 else taps * self.pairs
+
+    def inside(self, axis: int) -> tuple[int, int]:
+        """The outputs [lo, hi) along `axis` (0 rows, 1 columns) whose every
+        tap falls inside the input (both the output count when none does)."""
+        return inside_outputs(
+            self.in_size[axis],
+            self.out_size[axis],
+            self.kernel_shape[axis],
+            self.strides[axis],
+            self.dilations[axis],
+            self.pads[axis],
+        )
+
+
+@dataclass(frozen=True)
+class IntegerKernel:
+    """A kernel.qconv's window, input, bias, multipliers, output buffer and
+    zero points; each kernel adds its weights."""
+
+    g: Geometry
+    x: SSAValue
+    bias: SSAValue
+    scale: SSAValue
+    out: SSAValue
+    x_zero_point: int
+    y_zero_point: int
+
+    def parts(self) -> dict[str, Any]:
+        """The fields, to build a kernel of them: Kernel(**parts, ...)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def requantized(
+    b: Builder, total: SSAValue, multiplier: SSAValue, zero_point: SSAValue
+) -> SSAValue:
+    """An int32 sum as its output: in float times the channel's multiplier,
+    then QuantizeLinear's clamp, rounding and zero point (the type of
+    `zero_point`), onnxruntime's `MlasRequantizeOutput` step for step."""
+    value = scalar.MUL(b, scalar.convert(b, total, Float32Type()), multiplier)
+    return quantize(b, value, zero_point, zero_point.type)
