@@ -74,18 +74,9 @@ def for_taps(b: Builder, lo: Size, hi: Size, taps: int, body: TapBody, *, one_ta
     weight at k (random graph 5800). x86 builds keep the loop: told that
     k = 0, gcc 12's AVX2 vectorizer computes wrong border outputs (random
     graphs 6798 and 6803; right with -fno-tree-slp-vectorize or below
-    x86-64-v3). The loop counts from 0 (k = lo + j for j < hi - lo): from lo,
-    gcc 12 at -march=znver4 or skylake-avx512 vectorised the loop around it
-    (over a one-pixel kernel's output rows) and gave wrong rows (a random
-    graph: a 1x4 window over rows of 2)."""
+    x86-64-v3)."""
     if taps != 1 or not one_tap_if:
-
-        def tap(inner: Builder, j: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            a = Arith(inner)
-            body(inner, a.index(a.add(lo, j)))
-            return []
-
-        for_range(b, 0, Arith(b).sub(hi, lo), [], tap)
+        for_range(b, lo, hi, [], lambda inner, k, _: body(inner, k) or [])
         return
     block = Block()
     inner = Builder(InsertPoint.at_end(block))
