@@ -54,6 +54,12 @@ vector loop. Lanes past C in the last block are padding no operation reads.
   of the channel's taps (it sums x * w, a padding tap reading the zero
   point).
 
+- `kernel.qadd`: DequantizeLinear(A) + DequantizeLinear(B), quantized into
+  Y (QuantizeLinear), element by element without float tensors between them:
+  the QDQ form of a quantized Add (a residual connection), computed in float
+  exactly as the three operators are. Scales and zero points are one element
+  each; A, B and Y have one shape.
+
 The operations share `OnnxOp`'s base, with schemas of their own (domain
 `onnxc.kernel`), so that a lowering treats them like any `onnx.*` operation.
 """
@@ -314,6 +320,55 @@ class QconvOp(OnnxOp):
     group = opt_prop_def(IntegerAttr)
 
 
-KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp, MatmulOp, QconvOp], [])
+@irdl_op_definition
+class QaddOp(OnnxOp):
+    """`kernel.qadd`: a quantized Add in QDQ form, fused."""
 
-__all__ = ["DOMAIN", "KERNEL", "BlockOp", "ConvOp", "MatmulOp", "PoolOp", "QconvOp", "UnblockOp"]
+    name = "kernel.qadd"
+    SCHEMA: ClassVar[OpSchema] = OpSchema(
+        "Qadd",
+        DOMAIN,
+        1,
+        doc="quantize(dequantize(A) + dequantize(B))",
+        inputs=[
+            _Param("A", "T1", "first addend"),
+            _Param("a_scale", "F", "A's scale"),
+            _Param("a_zero_point", "T1", "A's zero point"),
+            _Param("B", "T2", "second addend"),
+            _Param("b_scale", "F", "B's scale"),
+            _Param("b_zero_point", "T2", "B's zero point"),
+            _Param("y_scale", "F", "Y's scale"),
+            _Param("y_zero_point", "T3", "Y's zero point"),
+        ],
+        outputs=[_Param("Y", "T3", "the quantized sum")],
+        type_constraints=[
+            (name, ["tensor(int8)", "tensor(uint8)"], "a quantized type")
+            for name in ("T1", "T2", "T3")
+        ]
+        + [("F", ["tensor(float)"], "scales")],
+    )
+
+    A = operand_def(TensorType)
+    a_scale = operand_def(TensorType)
+    a_zero_point = operand_def(TensorType)
+    B = operand_def(TensorType)
+    b_scale = operand_def(TensorType)
+    b_zero_point = operand_def(TensorType)
+    y_scale = operand_def(TensorType)
+    y_zero_point = operand_def(TensorType)
+    Y = result_def(TensorType)
+
+
+KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp, MatmulOp, QconvOp, QaddOp], [])
+
+__all__ = [
+    "DOMAIN",
+    "KERNEL",
+    "BlockOp",
+    "ConvOp",
+    "MatmulOp",
+    "PoolOp",
+    "QaddOp",
+    "QconvOp",
+    "UnblockOp",
+]

@@ -16,6 +16,12 @@ whose geometry the target's integer kernel takes (`quantized.fits`), is a
 QLinearConv of the same inputs. Targets without `integer_qdq` (the host's)
 are left as they are.
 
+Then every `QuantizeLinear(Add(DequantizeLinear(a), DequantizeLinear(b)))`
+whose Add result has no other use, with a, b and the result int8 or uint8 of
+one shape and every scale and zero point one constant element, is a
+`kernel.qadd`: the same arithmetic, element by element, with no float tensor
+in the arena (a residual connection's).
+
 This is onnxruntime's own rewrite of such chains (its QDQ selectors): it
 runs them as QLinearConv, so the fused chain gives its results to the bit,
 where the float chain differs from them when a value lands within rounding
@@ -29,12 +35,12 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import IntegerType, ModuleOp, StringAttr, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from onnxc.dialects import onnx
+from onnxc.dialects import kernel, onnx
 from onnxc.dialects.constants import numpy_dtype
 from onnxc.ir_names import ONNX_NODE_NAME
 from onnxc.lowering.select_kernels import quantized
@@ -56,6 +62,8 @@ class OnnxFuseQuantizedPass(ModulePass):
                 block = function.body.block
                 for quantize in [o for o in block.ops if isinstance(o, onnx.QuantizeLinearOp)]:
                     _fuse(quantize)
+                for quantize in [o for o in block.ops if isinstance(o, onnx.QuantizeLinearOp)]:
+                    _fuse_add(quantize)
 
 
 def _dequantized(value: SSAValue) -> onnx.DequantizeLinearOp | None:
@@ -171,3 +179,49 @@ def _bias(conv: onnx.ConvOp, x_scale: np.ndarray, w_scale: np.ndarray) -> SSAVal
     ):
         return None
     return dequantized.x
+
+
+def _fuse_add(quantize: onnx.QuantizeLinearOp) -> None:
+    add = quantize.x.owner
+    if not isinstance(add, onnx.AddOp) or len(list(add.C.uses)) != 1:
+        return
+    a, b = _dequantized(add.A), _dequantized(add.B)
+    if a is None or b is None or (quantize.attr("block_size") or 0) != 0:
+        return
+    shapes = {
+        str(v.type.get_shape()) for v in (a.x, b.x, quantize.y) if isinstance(v.type, TensorType)
+    }
+    if len(shapes) != 1 or not all(_int8(v.type) for v in (a.x, b.x, quantize.y)):
+        return
+    if any(
+        _float_scale(s) is None or _one(s) is None for s in (a.x_scale, b.x_scale, quantize.y_scale)
+    ):
+        return
+    point = InsertPoint.before(quantize)
+    points = [
+        _point(a.x_zero_point, a.x, point),
+        _point(b.x_zero_point, b.x, point),
+        _point(quantize.y_zero_point, quantize.y, point),
+    ]
+    if any(p is None for p in points):
+        return
+    a_point, b_point, y_point = points
+    assert a_point is not None and b_point is not None and y_point is not None
+    fused = kernel.QaddOp.create(
+        operands=[a.x, a.x_scale, a_point, b.x, b.x_scale, b_point, quantize.y_scale, y_point],
+        result_types=[quantize.y.type],
+        attributes={ONNX_NODE_NAME: StringAttr(onnx.node_name(add) or "add")},
+    )
+    Rewriter.insert_op(fused, point)
+    fused.Y.name_hint = quantize.y.name_hint
+    quantize.y.replace_all_uses_with(fused.Y)
+    for op in (quantize, add, a, b):
+        if all(not r.uses for r in op.results):
+            Rewriter.erase_op(op)
+
+
+def _int8(value_type: Attribute) -> bool:
+    if not isinstance(value_type, TensorType) or any(d < 0 for d in value_type.get_shape()):
+        return False
+    element = value_type.get_element_type()
+    return isinstance(element, IntegerType) and element.width.data == 8

@@ -28,7 +28,7 @@ from onnxc.dialects import kernel
 from onnxc.dialects import onnx as onnx_dialect
 from onnxc.frontend import import_model
 from onnxc.pipeline import lower
-from tests.mcu.tools import needs_arm
+from tests.mcu.tools import MISSING_ARM_TOOLS, needs_arm
 
 ort = pytest.importorskip("onnxruntime")
 quantization = pytest.importorskip("onnxruntime.quantization")
@@ -181,6 +181,37 @@ def test_quantized_chain_on_mcu(tmp_path: Path, target: str, quant_format: str) 
     the M4, the portable C on the M0) give onnxruntime's outputs exactly."""
     model = _quantized(_chain(), tmp_path, quant_format, "QInt8", True)
     _assert_exact(model, target, seed=2)
+
+
+def _residual() -> onnx.ModelProto:
+    """A residual block: conv, Relu, conv, the block's input added, Relu."""
+    rng = np.random.default_rng(12)
+    c1, w1 = _conv("c1", "x", "a", 8, 8, [3, 3], rng, pads=[1, 1, 1, 1])
+    c2, w2 = _conv("c2", "r", "b", 8, 8, [3, 3], rng, pads=[1, 1, 1, 1])
+    nodes = [
+        c1,
+        helper.make_node("Relu", ["a"], ["r"]),
+        c2,
+        helper.make_node("Add", ["b", "x"], ["s"]),
+        helper.make_node("Relu", ["s"], ["y"]),
+    ]
+    return _float_model(nodes, [*w1, *w2], [1, 8, 6, 7])
+
+
+def _fused_adds(model: onnx.ModelProto, target: str) -> int:
+    module = lower(import_model(model).module, "kernels", target=target)
+    return sum(isinstance(op, kernel.QaddOp) for op in module.walk())
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m0"])
+def test_qdq_residual_add_is_fused(tmp_path: Path, target: str) -> None:
+    """On the Cortex-M targets the QDQ residual Add is one kernel.qadd, with
+    no float tensor between the quantized ones; its results are the float
+    chain's, which onnxruntime's equal here."""
+    model = _quantized(_residual(), tmp_path, "QDQ", "QInt8", True)
+    assert _fused_adds(model, target) == (0 if target == "host" else 1)
+    if target == "host" or MISSING_ARM_TOOLS is None:
+        _assert_exact(model, target)
 
 
 @needs_arm

@@ -625,9 +625,35 @@ def quantized_conv(b: Builder) -> Value | None:
                 conv_inputs.append(b.constant(bias))
             result = b.add("QLinearConv", conv_inputs, shape, elem, **attributes)
         b.pool.remove(result)
+        if qdq and result.shape == quantized.shape and b.rng.random() < 0.5:
+            result, y_scale, y_names = _quantized_residual(
+                b, quantized, result, elem, [(scale_name, point_name), (y_names[0], y_names[1])]
+            )
         quantized, scale_name, point_name = result, y_names[0], y_names[1]
         x_scale = y_scale
     return b.add("DequantizeLinear", [quantized.name, scale_name, point_name], quantized.shape)
+
+
+def _quantized_residual(
+    b: Builder, x: Value, y: Value, elem: int, parameters: list[tuple[str, str]]
+) -> tuple[Value, float, list[str]]:
+    """A residual connection in QDQ form: QuantizeLinear(DequantizeLinear(y)
+    + DequantizeLinear(x)), requantized with a power-of-two scale (the sum,
+    exact in float, rounds alike in every form of it); the result, its scale
+    and its scale and zero point's names."""
+    dequantized = [
+        b.add("DequantizeLinear", [value.name, *names], value.shape)
+        for value, names in zip((x, y), parameters, strict=True)
+    ]
+    total = b.add("Add", [d.name for d in dequantized], y.shape)
+    scale = _scales(b, 1, True, 0.05)[0]
+    center = 0 if elem == TensorProto.INT8 else 128
+    point = np.array(center + int(b.rng.integers(-30, 31)), _numpy(elem))
+    names = [b.constant(np.array(scale)), b.constant(point)]
+    result = b.add("QuantizeLinear", [total.name, *names], y.shape, elem)
+    for value in (*dequantized, total, result):
+        b.pool.remove(value)
+    return result, float(scale), names
 
 
 OPERATORS: dict[str, tuple[Callable[[Builder], Value | None], float, bool]] = {
