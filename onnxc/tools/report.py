@@ -62,7 +62,16 @@ from onnxc.targets import get_target
 from onnxc.tools.arena_map import ArenaMap, arena_buffers
 from onnxc.tools.short_names import shorten
 
-MAC_OPS = ("Conv", "ConvInteger", "ConvTranspose", "Gemm", "MatMul", "MatMulInteger")
+MAC_OPS = (
+    "Conv",
+    "ConvInteger",
+    "QLinearConv",
+    "ConvTranspose",
+    "Gemm",
+    "MatMul",
+    "MatMulInteger",
+    "QLinearMatMul",
+)
 """Operators whose multiply-accumulates the table counts; every other row has 0
 (but a node holding bodies: see `node_work`)."""
 
@@ -171,8 +180,9 @@ def macs(op: OnnxOp) -> int:
     if op_type not in MAC_OPS or not isinstance(op.results[0].type, TensorType):
         return 0
     output = prod(_shape(op.results[0]))
-    if op_type in ("Conv", "ConvInteger"):
-        return output * prod(_shape(op.operands[1])[1:])
+    if op_type in ("Conv", "ConvInteger", "QLinearConv"):
+        weights = op.operands[3 if op_type == "QLinearConv" else 1]
+        return output * prod(_shape(weights)[1:])
     if op_type == "ConvTranspose":
         return prod(_shape(op.operands[0])) * prod(_shape(op.operands[1])[1:])
     a = _shape(op.operands[0])
@@ -728,9 +738,10 @@ def format_report(report: Report) -> str:
     lines = [
         f"onnxc size report: {report.name} (target {report.target})",
         "",
-        "layers (ONNX level, node order; MACs of Conv, ConvTranspose, Gemm and MatMul only;",
-        "the nodes of If/Loop/Scan bodies under the node holding them, which counts the larger",
-        "branch, or its body once per iteration when the count is known, else once)",
+        "layers (ONNX level, node order; MACs of Conv, ConvTranspose, Gemm, MatMul and their",
+        "integer forms only; the nodes of If/Loop/Scan bodies under the node holding them,",
+        "which counts the larger branch, or its body once per iteration when the count is",
+        "known, else once)",
         *_layer_table(report),
         "",
         "memory plan (RAM)",
