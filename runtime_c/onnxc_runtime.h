@@ -366,20 +366,19 @@ static inline int32_t onnxc_widen_bytes13(int32_t w) {
 #endif
 }
 #else
-static inline int32_t onnxc_signed_bits(uint32_t v, uint32_t width) {
-  uint32_t sign = 1u << (width - 1u);
-  return (int32_t)((v & ((sign << 1) - 1u)) ^ sign) - (int32_t)sign;
-}
+/* Conversions to the narrower signed types keep the low bits (two's
+ * complement, as every compiler onnxc supports defines them); Armv6-M's
+ * SXTH and SXTB do each in one instruction. */
 static inline int32_t onnxc_dot2(int32_t a, int32_t b, int32_t acc) {
   uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
-  int32_t lo = onnxc_signed_bits(ua, 16) * onnxc_signed_bits(ub, 16);
-  int32_t hi = onnxc_signed_bits(ua >> 16, 16) * onnxc_signed_bits(ub >> 16, 16);
+  int32_t lo = (int32_t)(int16_t)ua * (int32_t)(int16_t)ub;
+  int32_t hi = (int32_t)(int16_t)(ua >> 16) * (int32_t)(int16_t)(ub >> 16);
   return (int32_t)((uint32_t)acc + (uint32_t)lo + (uint32_t)hi);
 }
 static inline int32_t onnxc_widen_bytes02(int32_t w) {
   uint32_t u = (uint32_t)w;
-  uint32_t lo = (uint32_t)onnxc_signed_bits(u, 8) & 0xFFFFu;
-  return (int32_t)(lo | (uint32_t)onnxc_signed_bits(u >> 16, 8) << 16);
+  uint32_t lo = (uint32_t)(int32_t)(int8_t)u & 0xFFFFu;
+  return (int32_t)(lo | (uint32_t)(int32_t)(int8_t)(u >> 16) << 16);
 }
 static inline int32_t onnxc_widen_bytes13(int32_t w) {
   return onnxc_widen_bytes02((int32_t)((uint32_t)w >> 8));
