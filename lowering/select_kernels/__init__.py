@@ -52,6 +52,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from onnxc.dialects import kernel, onnx
 from onnxc.ir_names import ONNX_NODE_NAME
+from onnxc.lowering.onnx_infer_shapes import update_signature
 from onnxc.lowering.select_kernels.batchnorm import fold_batch_norms
 from onnxc.lowering.select_kernels.building_blocks import (
     Made,
@@ -87,6 +88,10 @@ class SelectKernelsPass(ModulePass):
                 select_quantized_convs(function.body.block, {})
                 if kernels is not None:
                     _select(function.body.block, kernels)
+                # a kernel's result may be more static than the value it
+                # replaced (a BatchNormalization output shape inference left
+                # open): the function returns what it now computes
+                update_signature(function)
 
 
 def _select(block: Block, kernels: Kernels) -> None:

@@ -951,7 +951,7 @@ def _intermediates(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict
     outputs = {o.name for o in every.graph.output}
     for node in every.graph.node:
         for name in node.output:
-            if name not in outputs:
+            if name and name not in outputs:  # "": an optional output left out
                 every.graph.output.append(helper.make_value_info(name, types[name]))
     return expected(every, feeds)
 
