@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerType, ModuleOp, StringAttr, TensorType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -71,12 +71,6 @@ def _dequantized(value: SSAValue) -> onnx.DequantizeLinearOp | None:
     return owner if isinstance(owner, onnx.DequantizeLinearOp) else None
 
 
-def _one(value: SSAValue) -> np.ndarray | None:
-    """The one element of a constant, else None."""
-    array = constant_of(value)
-    return None if array is None or array.size != 1 else array
-
-
 def _float_scale(value: SSAValue) -> np.ndarray | None:
     """A constant float32 scale, else None (QLinearConv's scales are float)."""
     array = constant_of(value)
@@ -91,7 +85,7 @@ def _point(value: SSAValue, like: SSAValue, point: InsertPoint) -> SSAValue | No
         assert isinstance(like_type, TensorType)
         zero = np.zeros((), numpy_dtype(like_type.get_element_type()))
         return constant_op(zero, "zero_point", point)
-    return value if _one(value) is not None else None
+    return value if quantized.one_constant(value) is not None else None
 
 
 def _fuse(quantize: onnx.QuantizeLinearOp) -> None:
@@ -191,10 +185,13 @@ def _fuse_add(quantize: onnx.QuantizeLinearOp) -> None:
     shapes = {
         str(v.type.get_shape()) for v in (a.x, b.x, quantize.y) if isinstance(v.type, TensorType)
     }
-    if len(shapes) != 1 or not all(_int8(v.type) for v in (a.x, b.x, quantize.y)):
+    if len(shapes) != 1 or any(
+        quantized.static_int8(v.type) is None for v in (a.x, b.x, quantize.y)
+    ):
         return
     if any(
-        _float_scale(s) is None or _one(s) is None for s in (a.x_scale, b.x_scale, quantize.y_scale)
+        _float_scale(s) is None or quantized.one_constant(s) is None
+        for s in (a.x_scale, b.x_scale, quantize.y_scale)
     ):
         return
     point = InsertPoint.before(quantize)
@@ -218,10 +215,3 @@ def _fuse_add(quantize: onnx.QuantizeLinearOp) -> None:
     for op in (quantize, add, a, b):
         if all(not r.uses for r in op.results):
             Rewriter.erase_op(op)
-
-
-def _int8(value_type: Attribute) -> bool:
-    if not isinstance(value_type, TensorType) or any(d < 0 for d in value_type.get_shape()):
-        return False
-    element = value_type.get_element_type()
-    return isinstance(element, IntegerType) and element.width.data == 8

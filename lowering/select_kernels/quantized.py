@@ -43,7 +43,8 @@ def _quantized(element_type: Attribute) -> bool:
     return isinstance(element_type, IntegerType) and element_type.width.data == 8
 
 
-def _static(value_type: Attribute) -> TensorType | None:
+def static_int8(value_type: Attribute) -> TensorType | None:
+    """`value_type` if it is an int8 or uint8 tensor type of static shape."""
     if not isinstance(value_type, TensorType) or not _quantized(value_type.get_element_type()):
         return None
     return value_type if all(s >= 0 for s in value_type.get_shape()) else None
@@ -81,7 +82,7 @@ def fits(
     """Whether `kernel.qconv` takes a convolution of `op`'s attributes from
     x of `x_type` into y of `y_type` by weights of `w_shape` (see the module
     docstring for the rest it needs)."""
-    x, y = _static(x_type), _static(y_type)
+    x, y = static_int8(x_type), static_int8(y_type)
     geometry = window(op, w_shape)
     if x is None or y is None or geometry is None:
         return False
@@ -106,7 +107,7 @@ def fits(
     )
 
 
-def _scalar(value: SSAValue) -> np.ndarray | None:
+def one_constant(value: SSAValue) -> np.ndarray | None:
     """The one element of a constant, else None."""
     array = constant_of(value)
     return None if array is None or array.size != 1 else array.reshape(())
@@ -172,8 +173,8 @@ def _select(conv: onnx.QLinearConvOp, made: Made) -> None:
         return
     if not fits(conv, conv.x.type, conv.y.type, weights.shape):
         return
-    scales = [_scalar(v) for v in (conv.x_scale, conv.y_scale)]
-    points = [_scalar(v) for v in (conv.x_zero_point, conv.y_zero_point)]
+    scales = [one_constant(v) for v in (conv.x_scale, conv.y_scale)]
+    points = [one_constant(v) for v in (conv.x_zero_point, conv.y_zero_point)]
     w_scale, w_point = constant_of(conv.w_scale), constant_of(conv.w_zero_point)
     channels = weights.shape[0]
     if any(v is None for v in (*scales, *points, w_scale, w_point)):
