@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 from xdsl.builder import Builder
 from xdsl.ir import SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
 
 from onnxc.dialects import kernel
@@ -24,6 +23,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     generic,
     identity_map,
 )
+from onnxc.lowering.convert_onnx_to_linalg.quantization.qlinear import per_tensor
 from onnxc.lowering.convert_onnx_to_linalg.quantization.quantization import (
     dequantize,
     quantize,
@@ -41,13 +41,12 @@ class QaddOpLowering(OnnxLowering[kernel.QaddOp]):
         parameters = [op.a_scale, op.a_zero_point, op.b_scale, op.b_zero_point]
         parameters += [op.y_scale, op.y_zero_point]
 
-        def one(value: SSAValue) -> AffineMap:
-            return AffineMap(
-                rank, 0, tuple(AffineConstantExpr(0) for _ in self.shapes.sizes(value))
-            )
-
-        buffers = [buffer_of(rewriter, v) for v in (op.A, op.B, *parameters)]
-        maps = [identity_map(rank)] * 2 + [one(v) for v in parameters] + [identity_map(rank)]
+        reads = [
+            per_tensor(op, rewriter, self.shapes, v, rank, "a scale or zero point")
+            for v in parameters
+        ]
+        buffers = [buffer_of(rewriter, v) for v in (op.A, op.B)] + [buffer for buffer, _ in reads]
+        maps = [identity_map(rank)] * 2 + [m for _, m in reads] + [identity_map(rank)]
 
         def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
             a, b_value, a_scale, a_point, b_scale, b_point, y_scale, y_point = args[:8]
