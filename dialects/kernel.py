@@ -52,7 +52,13 @@ vector loop. Lanes past C in the last block are padding no operation reads.
   one per row of W. A depthwise one (`group` equals C equals M) has W its
   int8 taps `[C, KH * KW]` and B the bias less `x_zero_point` times the sum
   of the channel's taps (it sums x * w, a padding tap reading the zero
-  point).
+  point). With `form` "rows" (the hosts'), dense W is int8 instead,
+  `[M, Kp]`: one row per output channel over (kh, kw, c), zeros past K up
+  to Kp, and B the bias less `u_zero_point` times the row's sum, where
+  `u_zero_point` is x's zero point as an unsigned byte (plus 128 for an
+  int8 X): the kernel sums X's bytes as unsigned (int8 ones plus 128) times
+  W, a padding tap reading the zero point, which is the dot product of
+  unsigned and signed bytes that x86's VNNI computes.
 
 - `kernel.qadd`: DequantizeLinear(A) + DequantizeLinear(B), quantized into
   Y (QuantizeLinear), element by element without float tensors between them:
@@ -303,6 +309,7 @@ class QconvOp(OnnxOp):
             _default("x_zero_point", 0, "X's zero point"),
             _default("y_zero_point", 0, "Y's zero point"),
             _default("group", 1, "1, or the channel count (depthwise)"),
+            _default("form", "pairs", "dense W's packing: 'pairs' (int32 words) or 'rows' (int8)"),
         ],
     )
 
@@ -318,6 +325,7 @@ class QconvOp(OnnxOp):
     x_zero_point = opt_prop_def(IntegerAttr)
     y_zero_point = opt_prop_def(IntegerAttr)
     group = opt_prop_def(IntegerAttr)
+    form = opt_prop_def(StringAttr)
 
 
 @irdl_op_definition

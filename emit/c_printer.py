@@ -18,7 +18,10 @@ Conventions of the generated C:
   the operation its meaning (`arith.divui` divides as unsigned, `arith.cmpi slt`
   compares as signed), as in MLIR;
 - no undefined behaviour: integer add/sub/mul wrap (computed in an unsigned
-  type wide enough to escape C's promotion to int), division and remainder by 0
+  type wide enough to escape C's promotion to int), but for 32- and 64-bit
+  ones marked `nsw` (the producer proved they cannot overflow: the integer
+  kernels' dot products, which gcc vectorizes only as plain signed sums),
+  division and remainder by 0
   give 0 (runtime helpers), shifts by the width or more give 0 (or the sign),
   float-to-integer conversions saturate, NaN gives 0;
 - float16 and bfloat16 values appear only as storage words: `emulate-narrow-
@@ -55,6 +58,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     NoneAttr,
+    Signedness,
     StringAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -440,7 +444,7 @@ class BodyPrinter:
         source = op.operands[0].type if op.operands else result
         if name in _WRAPPING:
             symbol = _WRAPPING[name]
-            if isinstance(result, IndexType):
+            if isinstance(result, IndexType) or _no_signed_wrap(op):
                 return f"{self.expr(op.operands[0])} {symbol} {self.expr(op.operands[1])}"
             return self.format(f"({{t}})({{W}}{{0}} {symbol} {{W}}{{1}})", op)
         if name in _DIVISION:
@@ -859,6 +863,21 @@ class BodyPrinter:
             text = text[1:-1] if _binds_tighter(rhs, e.kind, False) else text
             return f"({lhs} + {text})"
         return f"({lhs} * {self.affine_expr(rhs, operands, n_dims)})"
+
+
+def _no_signed_wrap(op: Operation) -> bool:
+    """Whether `op` is a 32- or 64-bit integer add/sub/mul marked `nsw`:
+    plain signed C arithmetic then, which the C compiler's vectorizer reads
+    as a dot product where the wrapping form hides it."""
+    flags = op.properties.get("overflowFlags")
+    result = op.results[0].type
+    return (
+        isinstance(flags, arith.IntegerOverflowAttr)
+        and arith.IntegerOverflowFlag.NSW in flags.data
+        and isinstance(result, IntegerType)
+        and result.width.data in (32, 64)
+        and result.signedness.data != Signedness.UNSIGNED
+    )
 
 
 def _is_bool(t: Attribute) -> bool:

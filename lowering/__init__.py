@@ -34,6 +34,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-onnx-to-linalg": _loader("convert_onnx_to_linalg", "ConvertOnnxToLinalgPass"),
     "fold-add-into-accumulator": _loader("fold_add_into_accumulator", "FoldAddIntoAccumulatorPass"),
     "plan-memory": _loader("plan_memory", "PlanMemoryPass"),
+    "flatten-elementwise": _loader("flatten_elementwise", "FlattenElementwisePass"),
     "convert-linalg-to-commented-loops": _loader(
         "convert_linalg_to_commented_loops", "ConvertLinalgToCommentedLoopsPass"
     ),
@@ -72,7 +73,12 @@ STAGES: tuple[Stage, ...] = (
     ),
     Stage(
         "loops",
-        ("convert-linalg-to-commented-loops", "emulate-narrow-floats", "canonicalize"),
+        (
+            "flatten-elementwise",
+            "convert-linalg-to-commented-loops",
+            "emulate-narrow-floats",
+            "canonicalize",
+        ),
         "scf loops over memrefs, ready to print as C",
     ),
 )

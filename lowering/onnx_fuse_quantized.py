@@ -1,4 +1,4 @@
-"""`onnx-fuse-quantized{target=NAME}`: DequantizeLinear -> Conv ->
+"""`onnx-fuse-quantized`: DequantizeLinear -> Conv ->
 QuantizeLinear chains, the QDQ form of a quantized convolution, as the one
 QLinearConv they stand for, so that the convolution runs on integers
 (`kernel.qconv`, see `select_kernels/quantized.py`) and its activations stay
@@ -12,9 +12,8 @@ QuantizeLinear's result are int8 or uint8 with one scale and zero point
 each, w a constant int8 tensor with zero points 0 (per tensor or per output
 channel), b absent or a constant int32 tensor with zero point 0 and scale
 `x_scale * w_scale` (in float, as onnxruntime's quantizer writes it), and
-whose geometry the target's integer kernel takes (`quantized.fits`), is a
-QLinearConv of the same inputs. Targets without `integer_qdq` (the host's)
-are left as they are.
+whose geometry the integer kernels take (`quantized.fits`), is a
+QLinearConv of the same inputs, on every target.
 
 Then every `QuantizeLinear(Add(DequantizeLinear(a), DequantizeLinear(b)))`
 whose Add result has no other use, with a, b and the result int8 or uint8 of
@@ -25,7 +24,11 @@ in the arena (a residual connection's).
 This is onnxruntime's own rewrite of such chains (its QDQ selectors): it
 runs them as QLinearConv, so the fused chain gives its results to the bit,
 where the float chain differs from them when a value lands within rounding
-error of a half step.
+error of a half step. (On x86 it takes int8 activations only from
+QuantizeLinear -> DequantizeLinear pairs that nothing else reads, and runs
+the other convolutions in float, in an order of its own: there the results
+may differ by one step at such near-ties, as any float order may. onnxc
+computes every quantized convolution exactly, the same on every target.)
 """
 
 from __future__ import annotations
@@ -45,18 +48,13 @@ from onnxc.dialects.constants import numpy_dtype
 from onnxc.ir_names import ONNX_NODE_NAME
 from onnxc.lowering.select_kernels import quantized
 from onnxc.lowering.select_kernels.building_blocks import constant_of, constant_op
-from onnxc.targets import get_target
 
 
 @dataclass(frozen=True)
 class OnnxFuseQuantizedPass(ModulePass):
     name = "onnx-fuse-quantized"
 
-    target: str = "host"
-
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if not get_target(self.target).integer_qdq:
-            return
         for function in op.ops:
             if isinstance(function, func.FuncOp) and function.body.blocks:
                 block = function.body.block

@@ -67,12 +67,9 @@ class Target:
     `double_sums`: long float sums accumulate in double (reduction/blocks.py's
     `sum_type`), for cores that add doubles in hardware; on the others a double
     addition is a library call, and sums stay in float.
-    `integer_qdq`: quantized convolutions in QDQ form (DequantizeLinear -> Conv
-    -> QuantizeLinear) run on the integer kernel, their activations int8 in
-    the arena and their weights int8 in flash (`onnx-fuse-quantized`); without
-    it they stay on the float kernels, which the host runs faster than the
-    portable integer loops. A QLinearConv takes the integer kernel on every
-    target (`select_kernels/quantized.py`).
+    `integer_rows`: dense integer convolutions sum rows of unsigned bytes
+    times int8 weights (`kernels/qconv_rows.py`), the loops gcc turns into
+    x86's VNNI dot products, instead of Armv7E-M's SMLAD pairs.
     """
 
     name: str
@@ -92,7 +89,7 @@ class Target:
     cflags: tuple[str, ...] = ()
     kernels: Kernels | None = None
     double_sums: bool = False
-    integer_qdq: bool = False
+    integer_rows: bool = False
 
     @property
     def is_host(self) -> bool:
@@ -197,6 +194,7 @@ TARGETS: dict[str, Target] = {
                 fma="fma" in host_cpu_flags(),
             ),
             double_sums=True,
+            integer_rows=True,
         ),
         Target(
             "host-portable",
@@ -206,6 +204,7 @@ TARGETS: dict[str, Target] = {
             cflags=_KERNEL_FLAGS,
             kernels=Kernels(lanes=16, pixels=4),
             double_sums=True,
+            integer_rows=True,
         ),
         Target(
             "cortex-m4",
@@ -223,7 +222,6 @@ TARGETS: dict[str, Target] = {
             clock_hz=_MPS2_CLOCK_HZ,
             cflags=_SCALAR_KERNEL_FLAGS,
             kernels=Kernels(lanes=4, pixels=4, unrolled=True),
-            integer_qdq=True,
         ),
         # qemu 7.2's MPS2 boards refuse `-cpu cortex-m0`, and its one Cortex-M0
         # board (microbit) has 16 KB of RAM, too little for most models. Armv6-M
@@ -250,7 +248,6 @@ TARGETS: dict[str, Target] = {
             packages=_ARM_PACKAGES,
             emulator_packages=("qemu-system-arm",),
             clock_hz=_MPS2_CLOCK_HZ,
-            integer_qdq=True,
         ),
     )
 }

@@ -1,4 +1,4 @@
-// RUN: xdsl-opt -p 'onnx-fuse-quantized{target=cortex-m4}' %s | filecheck %s
+// RUN: xdsl-opt -p onnx-fuse-quantized %s | filecheck %s
 
 // A quantized Add in QDQ form (a residual connection) is one kernel.qadd of
 // the int8 tensors and their parameters: no float tensor between them.

@@ -80,12 +80,13 @@ class SelectKernelsPass(ModulePass):
     target: str = "host"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        kernels = get_target(self.target).kernels
+        target = get_target(self.target)
+        kernels = target.kernels
         if all(d.name != "builtin" for d in ctx.loaded_dialects):
             ctx.load_registered_dialect(Builtin.name)  # packed weights are builtin resources
         for function in op.ops:
             if isinstance(function, func.FuncOp) and function.body.blocks:
-                select_quantized_convs(function.body.block, {})
+                select_quantized_convs(function.body.block, {}, rows=target.integer_rows)
                 if kernels is not None:
                     _select(function.body.block, kernels)
                 # a kernel's result may be more static than the value it

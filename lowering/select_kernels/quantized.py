@@ -37,6 +37,7 @@ from onnxc.lowering.select_kernels.building_blocks import (
     reshaped,
     window_fits,
 )
+from onnxc.lowering.select_kernels.exact_float import ROWS_FROM, as_float_conv, exact_in_float
 
 
 def _quantized(element_type: Attribute) -> bool:
@@ -130,6 +131,32 @@ def pack_weights(weights: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(swapped).view("<i4").reshape(-1, k4).astype(np.int32)
 
 
+def row_length(taps: int) -> int:
+    """The length of a "rows" kernel's weight row of `taps` (kh, kw, c)
+    terms: 32, or a multiple of 64 (one AVX-512 register of bytes), so that
+    its dot products have no remainder loop; the hsums of a short row cost
+    more than the zeros."""
+    return 32 if taps <= 32 else -(-taps // 64) * 64
+
+
+def unsigned_point(x_point: np.ndarray) -> int:
+    """x's zero point as the "rows" kernel reads x: an unsigned byte, an
+    int8 x's plus 128."""
+    return int(x_point) + 128 if x_point.dtype == np.int8 else int(x_point)
+
+
+def _rows(weights: np.ndarray, bias: np.ndarray, u_point: int) -> tuple[np.ndarray, np.ndarray]:
+    """The "rows" kernel's int8 weights [M, row_length(K)] over (kh, kw, c)
+    and its bias with x's unsigned zero point folded in (b - u_point * the
+    row's sum, wrapping as the int32 sums do)."""
+    m = weights.shape[0]
+    flat = weights.transpose(0, 2, 3, 1).reshape(m, -1)
+    rows = np.zeros((m, row_length(flat.shape[1])), np.int8)
+    rows[:, : flat.shape[1]] = flat
+    folded = bias.astype(np.int64) - u_point * flat.astype(np.int64).sum(axis=1)
+    return rows, folded.astype(np.uint32).astype(np.int32)
+
+
 def _padded_rows(bias: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The bias and multipliers of the dense kernel: one per row of its
     packed weights (zero past the output channels)."""
@@ -160,14 +187,15 @@ def multipliers(
     return (product / np.float32(y_scale)).astype(np.float32)
 
 
-def select_quantized_convs(block: Block, made: Made) -> None:
+def select_quantized_convs(block: Block, made: Made, *, rows: bool) -> None:
     """Every QLinearConv `fits` takes, whose parameters are constants of the
-    kinds it needs, as a `kernel.qconv`."""
+    kinds it needs, as a `kernel.qconv`; dense ones of `form` "rows" when
+    `rows` (the target's `integer_rows`), else "pairs"."""
     for conv in [o for o in block.ops if isinstance(o, onnx.QLinearConvOp)]:
-        _select(conv, made)
+        _select(conv, made, rows)
 
 
-def _select(conv: onnx.QLinearConvOp, made: Made) -> None:
+def _select(conv: onnx.QLinearConvOp, made: Made, rows: bool) -> None:
     weights = constant_of(conv.w)
     if weights is None or weights.dtype != np.int8:
         return
@@ -192,6 +220,11 @@ def _select(conv: onnx.QLinearConvOp, made: Made) -> None:
     x_point, y_point = points
     assert x_scale is not None and y_scale is not None
     assert x_point is not None and y_point is not None
+    group = conv.attr("group") or 1
+    scale = multipliers(x_scale, w_scale.reshape(-1), y_scale, channels)
+    if rows and (group != 1 or weights[0].size < ROWS_FROM) and exact_in_float(weights, bias):
+        as_float_conv(conv, weights, bias, scale)
+        return
     point = InsertPoint.before(conv)
     label = onnx.node_name(conv) or "qconv"
     geometry = window(conv, weights.shape)
@@ -199,16 +232,19 @@ def _select(conv: onnx.QLinearConvOp, made: Made) -> None:
     if weights.ndim == 3:
         weights = weights[:, :, None, :]
     kernel_shape, strides, dilations, pads = geometry
-    group = conv.attr("group") or 1
+    form = "rows" if rows and group == 1 else "pairs"
     key = ("qconv", conv.w, conv.w_scale, conv.x_scale, conv.x_zero_point, conv.y_scale, conv.B)
     if key not in made:
-        scale = multipliers(x_scale, w_scale.reshape(-1), y_scale, channels)
-        if group == 1:
+        if form == "rows":
+            u_point = unsigned_point(x_point)
+            arrays = (*_rows(weights, bias, u_point), scale)
+        elif group == 1:
             arrays = (pack_weights(weights), *_padded_rows(bias, scale))
         else:
             arrays = _depthwise(weights, bias, scale, int(x_point))
         hint = conv.w.name_hint or "qconv"
-        made[key] = constant_op(arrays[0], f"{hint}_words" if group == 1 else f"{hint}_taps", point)
+        suffix = {"rows": "rows", "pairs": "words"}[form] if group == 1 else "taps"
+        made[key] = constant_op(arrays[0], f"{hint}_{suffix}", point)
         made[key + ("bias",)] = constant_op(arrays[1], f"{hint}_bias", point)
         made[key + ("multipliers",)] = constant_op(arrays[2], f"{hint}_multipliers", point)
     operands = [made[key], made[key + ("bias",)], made[key + ("multipliers",)]]
@@ -232,6 +268,7 @@ def _select(conv: onnx.QLinearConvOp, made: Made) -> None:
             "x_zero_point": IntegerAttr(int(x_point), i64),
             "y_zero_point": IntegerAttr(int(y_point), i64),
             "group": IntegerAttr(group, i64),
+            **({"form": StringAttr(form)} if form == "rows" else {}),
         },
         attributes={ONNX_NODE_NAME: StringAttr(label)},
     )

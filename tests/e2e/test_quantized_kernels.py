@@ -6,12 +6,15 @@ sides, one input channel, strides, dilations, asymmetric padding, wide and
 pixels), with int8 and uint8 activations and
 weights per tensor and per channel.
 
-The host runs a QLinearConv (the QOperator form) on the kernel; the
-Cortex-M targets also fuse the QDQ form onto it (`onnx-fuse-quantized`).
-Each case checks that the kernel was chosen, so that a fallback to the
-float kernels or the plain integer loops cannot pass for it. onnxruntime runs
-both forms as QLinearConv and requantizes in float as the kernel does, so
-the outputs must be equal, not close.
+Every target fuses the QDQ form into a QLinearConv (`onnx-fuse-quantized`).
+The Cortex-M targets run it on the kernel of SMLAD pairs; the hosts on the
+kernel of byte rows (`kernels/qconv_rows.py`) when its rows are long, else
+on the float kernels, which compute it exactly (`select_kernels/
+exact_float.py`). Each case checks which one was chosen, so that a fallback
+to the plain integer loops cannot pass for it, and runs the hosts' cases
+both ways (the float kernels' turned off). onnxruntime runs both forms as
+QLinearConv and requantizes in float as the kernels do, so the outputs must
+be equal, not close.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import onnxc
 from onnxc.dialects import kernel
 from onnxc.dialects import onnx as onnx_dialect
 from onnxc.frontend import import_model
+from onnxc.lowering.select_kernels import quantized
 from onnxc.pipeline import lower
 from tests.mcu.tools import MISSING_ARM_TOOLS, needs_arm
 
@@ -104,7 +108,13 @@ CONVS = {
     ),
     "depthwise_conv1d": lambda: _single(4, 4, [5], [13], pads=[2, 2], group=4),
     "depthwise_no_interior": lambda: _single(2, 2, [3, 3], [2, 2], pads=[1, 1, 1, 1], group=2),
+    # rows of 576 bytes, which the hosts run on the kernel of rows as they are:
+    # 3 pixels and 2 channels past the last whole blocks
+    "long_rows": lambda: _single(64, 6, [3, 3], [5, 7], pads=[1, 1, 1, 1]),
+    # a 1x1 window reads the channels-last rows themselves (520 bytes and zeros)
+    "long_1x1": lambda: _single(520, 5, [1, 1], [3, 3]),
 }
+LONG = ("long_rows", "long_1x1")
 
 
 class _Calibration(quantization.CalibrationDataReader):
@@ -143,33 +153,44 @@ def _kernels(model: onnx.ModelProto, target: str) -> list[str]:
     return [op.name for op in module.walk() if isinstance(op, convs)]
 
 
-def _assert_exact(model: onnx.ModelProto, target: str, seed: int = 1) -> None:
+def _assert_exact(model: onnx.ModelProto, target: str, seed: int = 1, cache: bool = True) -> None:
     x_shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
     x = (np.random.default_rng(seed).standard_normal(x_shape) * 1.5).astype(np.float32)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     want = session.run(None, {"x": x})[0]
-    got = onnxc.compile(model, target=target).run({"x": x})["y"]
+    got = onnxc.compile(model, target=target, cache=cache).run({"x": x})["y"]
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("integer", [False, True], ids=["as_chosen", "integer"])
 @pytest.mark.parametrize("name", list(CONVS))
-def test_qlinear_conv_on_the_kernel(tmp_path: Path, name: str) -> None:
+def test_qlinear_conv_on_the_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, integer: bool
+) -> None:
+    """On the host, a QLinearConv of long rows runs on the kernel of rows,
+    a shorter one on the float kernels; with those turned off (`integer`),
+    a dense one runs on the kernel of rows and a depthwise one on the
+    integer depthwise kernel."""
     per_channel = name != "1x1"
-    unsigned = ("odd_channels", "dilated", "conv1d", "depthwise", "depthwise_conv1d")
+    unsigned = ("odd_channels", "dilated", "conv1d", "depthwise", "depthwise_conv1d", "long_1x1")
     activations = "QUInt8" if name in unsigned else "QInt8"
     model = _quantized(CONVS[name](), tmp_path, "QOperator", activations, per_channel)
-    assert _kernels(model, "host") == ["kernel.qconv"]
-    _assert_exact(model, "host")
+    if integer:
+        monkeypatch.setattr(quantized, "exact_in_float", lambda weights, bias: False)
+    expected = "kernel.qconv" if integer or name in LONG else "kernel.conv"
+    assert _kernels(model, "host") == [expected]
+    _assert_exact(model, "host", cache=not integer)
 
 
 @pytest.mark.parametrize("activations", ["QInt8", "QUInt8"])
-def test_qdq_chain_is_fused_on_mcu_targets(tmp_path: Path, activations: str) -> None:
-    """The QDQ chain becomes five kernel.qconv on the Cortex-M targets; the
-    host keeps it on its float kernels (faster there), and all agree."""
+def test_qdq_chain_is_fused(tmp_path: Path, activations: str) -> None:
+    """The QDQ chain becomes five kernel.qconv on the Cortex-M targets and
+    five exact float convolutions on the host (its rows are short), and
+    all agree."""
     model = _quantized(_chain(), tmp_path, "QDQ", activations, True)
     assert _kernels(model, "cortex-m4") == ["kernel.qconv"] * 5
     assert _kernels(model, "cortex-m0") == ["kernel.qconv"] * 5
-    assert "kernel.qconv" not in _kernels(model, "host")
+    assert _kernels(model, "host") == ["kernel.conv"] * 5
     _assert_exact(model, "host")
 
 
@@ -205,11 +226,11 @@ def _fused_adds(model: onnx.ModelProto, target: str) -> int:
 
 @pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m0"])
 def test_qdq_residual_add_is_fused(tmp_path: Path, target: str) -> None:
-    """On the Cortex-M targets the QDQ residual Add is one kernel.qadd, with
-    no float tensor between the quantized ones; its results are the float
-    chain's, which onnxruntime's equal here."""
+    """The QDQ residual Add is one kernel.qadd, with no float tensor between
+    the quantized ones; its results are the float chain's, which
+    onnxruntime's equal here."""
     model = _quantized(_residual(), tmp_path, "QDQ", "QInt8", True)
-    assert _fused_adds(model, target) == (0 if target == "host" else 1)
+    assert _fused_adds(model, target) == 1
     if target == "host" or MISSING_ARM_TOOLS is None:
         _assert_exact(model, target)
 

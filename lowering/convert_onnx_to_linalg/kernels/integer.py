@@ -12,8 +12,9 @@ from xdsl.dialects.builtin import Float32Type
 from xdsl.ir import SSAValue
 
 from onnxc.lowering.convert_onnx_to_linalg import scalar
-from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import inside_outputs
+from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import Arith, inside_outputs, remainder
 from onnxc.lowering.convert_onnx_to_linalg.quantization.quantization import quantize
+from onnxc.lowering.index_arith import Size
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,28 @@ class Geometry:
         with one channel a pair of taps."""
         taps = self.kernel_shape[0] * self.kernel_shape[1]
         return (taps + 1) // 2 if self.channels == 1 else taps * self.pairs
+
+    def corner(self, a: Arith, oh: Size, ow: Size) -> tuple[Size, Size]:
+        """The input row and column of output (oh, ow)'s first tap."""
+        top = a.sub(a.mul(oh, self.strides[0]), self.pads[0])
+        return top, a.sub(a.mul(ow, self.strides[1]), self.pads[1])
+
+    def tap(self, b: Builder, corner: tuple[Size, Size], t: Size) -> tuple[Size, Size, SSAValue]:
+        """Tap t, in (kh, kw) order, of the window at `corner`: its input row
+        and column, and whether they lie inside the input."""
+        a = Arith(b)
+        kh = a.floordiv(t, self.kernel_shape[1])
+        kw = remainder(b, a.index(t), self.kernel_shape[1])
+        ih = a.add(corner[0], a.mul(kh, self.dilations[0]))
+        iw = a.add(corner[1], a.mul(kw, self.dilations[1]))
+        return ih, iw, self.within(a, ih, iw)
+
+    def within(self, a: Arith, ih: Size, iw: Size) -> SSAValue:
+        """Whether input position (ih, iw) lies inside the input."""
+        return a.both(
+            a.both(a.less(-1, ih), a.less(ih, self.in_size[0])),
+            a.both(a.less(-1, iw), a.less(iw, self.in_size[1])),
+        )
 
     def inside(self, axis: int) -> tuple[int, int]:
         """The outputs [lo, hi) along `axis` (0 rows, 1 columns) whose every

@@ -52,6 +52,7 @@ from onnxc.lowering.convert_onnx_to_linalg.kernels.integer import (
     requantized,
 )
 from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import Arith, load, remainder
+from onnxc.lowering.convert_onnx_to_linalg.kernels.qconv_rows import BLOCK, U8, Rows, direct
 from onnxc.lowering.convert_onnx_to_linalg.kernels.qdepthwise import Depthwise
 from onnxc.lowering.convert_onnx_to_linalg.scf_loops import builder_before, for_range
 from onnxc.lowering.index_arith import Size
@@ -92,10 +93,32 @@ class QconvOpLowering(OnnxLowering[kernel.QconvOp]):
             depthwise.build(builder_before(op), x_shape[0])
             self.replace(rewriter, op, [out])
             return
+        if op.attr("form") == "rows":
+            self._rows(rewriter, op, common)
+            return
         columns = alloc(rewriter, MemRefType(I32, [2, 2 * geometry.words]))
         kernel_ = _Kernel(**common.parts(), w=buffer_of(rewriter, op.W), columns=columns)
         kernel_.build(builder_before(op), x_shape[0])
         self.replace(rewriter, op, [out])
+
+    def _rows(self, rewriter: PatternRewriter, op: kernel.QconvOp, common: IntegerKernel) -> None:
+        g = common.g
+        length = shape_of(op.W)[1]
+        reads_rows = direct(g.kernel_shape, g.strides, g.pads) and g.out_size == g.in_size
+        width = length if reads_rows else g.channels
+        rows = alloc(rewriter, MemRefType(U8, [g.in_size[0] * g.in_size[1], width]))
+        columns = None if reads_rows else alloc(rewriter, MemRefType(U8, [BLOCK, length]))
+        point = op.attr("x_zero_point")
+        signed = element_type(common.x) != U8
+        kernel_ = Rows(
+            **common.parts(),
+            w=buffer_of(rewriter, op.W),
+            rows=rows,
+            columns=columns,
+            u_zero_point=point + 128 if signed else point,
+        )
+        kernel_.build(builder_before(op), shape_of(op.X)[0])
+        self.replace(rewriter, op, [common.out])
 
 
 def _pair(values: Sequence[int]) -> tuple[int, int]:
@@ -160,20 +183,12 @@ class _Kernel(IntegerKernel):
             self._gather_taps(b, n, column, oh, ow)
             return
         a = Arith(b)
-        top = a.sub(a.mul(oh, g.strides[0]), g.pads[0])
-        left = a.sub(a.mul(ow, g.strides[1]), g.pads[1])
+        corner = g.corner(a, oh, ow)
         at_column = a.index(column)
 
         def tap(b: Builder, t: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            a = Arith(b)
-            kh, kw = a.floordiv(t, g.kernel_shape[1]), remainder(b, t, g.kernel_shape[1])
-            ih = a.add(top, a.mul(kh, g.dilations[0]))
-            iw = a.add(left, a.mul(kw, g.dilations[1]))
-            inside = a.both(
-                a.both(a.less(-1, ih), a.less(ih, g.in_size[0])),
-                a.both(a.less(-1, iw), a.less(iw, g.in_size[1])),
-            )
-            base = a.mul(t, g.pairs)
+            ih, iw, inside = g.tap(b, corner, t)
+            base = Arith(b).mul(t, g.pairs)
             then, otherwise = Block(), Block()
             self._tap_words(Builder(InsertPoint.at_end(then)), n, at_column, base, ih, iw)
             self._zero_words(Builder(InsertPoint.at_end(otherwise)), at_column, base)
@@ -188,20 +203,13 @@ class _Kernel(IntegerKernel):
         taken as 0 outside the input."""
         g = self.g
         a = Arith(b)
-        top = a.sub(a.mul(oh, g.strides[0]), g.pads[0])
-        left = a.sub(a.mul(ow, g.strides[1]), g.pads[1])
+        corner = g.corner(a, oh, ow)
         count = g.kernel_shape[0] * g.kernel_shape[1]
         at_column = a.index(column)
 
         def tap(b: Builder, t: Size) -> SSAValue:
             a = Arith(b)
-            kh, kw = a.floordiv(t, g.kernel_shape[1]), remainder(b, a.index(t), g.kernel_shape[1])
-            ih = a.add(top, a.mul(kh, g.dilations[0]))
-            iw = a.add(left, a.mul(kw, g.dilations[1]))
-            inside = a.both(
-                a.both(a.less(-1, ih), a.less(ih, g.in_size[0])),
-                a.both(a.less(-1, iw), a.less(iw, g.in_size[1])),
-            )
+            ih, iw, inside = g.tap(b, corner, t)
             at = [n, 0, a.clamp(ih, 0, g.in_size[0] - 1), a.clamp(iw, 0, g.in_size[1] - 1)]
             value = self._centered(b, load(b, self.x, at))
             zero = scalar.constant(b, 0, I32)

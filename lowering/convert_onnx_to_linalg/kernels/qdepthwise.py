@@ -90,8 +90,7 @@ class _Pixel:
         """Output (oh, ow): its sum, requantized and stored."""
         g, k = self.kernel.g, self.kernel
         a = Arith(b)
-        top = a.sub(a.mul(oh, g.strides[0]), g.pads[0])
-        left = a.sub(a.mul(ow, g.strides[1]), g.pads[1])
+        top, left = g.corner(a, oh, ow)
         total = self.start
         for t, weight in enumerate(self.weights):
             kh, kw = divmod(t, g.kernel_shape[1])
@@ -110,10 +109,7 @@ class _Pixel:
         a = Arith(b)
         if inside:
             return scalar.convert(b, load(b, k.x, [self.n, self.c, ih, iw]), I32)
-        within = a.both(
-            a.both(a.less(-1, ih), a.less(ih, g.in_size[0])),
-            a.both(a.less(-1, iw), a.less(iw, g.in_size[1])),
-        )
+        within = g.within(a, ih, iw)
         at = [a.clamp(ih, 0, g.in_size[0] - 1), a.clamp(iw, 0, g.in_size[1] - 1)]
         value = scalar.convert(b, load(b, k.x, [self.n, self.c, *at]), I32)
         point = scalar.constant(b, k.x_zero_point, I32)
