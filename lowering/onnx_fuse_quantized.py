@@ -13,7 +13,10 @@ each, w a constant int8 tensor with zero points 0 (per tensor or per output
 channel), b absent or a constant int32 tensor with zero point 0 and scale
 `x_scale * w_scale` (in float, as onnxruntime's quantizer writes it), and
 whose geometry the integer kernels take (`quantized.fits`), is a
-QLinearConv of the same inputs, on every target.
+QLinearConv of the same inputs, on every target. A Gemm in such a chain
+(a fully connected layer: no transposed A, alpha and beta 1, int8 B per
+tensor or per output channel) is the 1x1 convolution of a 1x1 image it
+stands for, between two Reshapes.
 
 Then every `QuantizeLinear(Add(DequantizeLinear(a), DequantizeLinear(b)))`
 whose Add result has no other use, with a, b and the result int8 or uint8 of
@@ -39,7 +42,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -47,7 +50,7 @@ from onnxc.dialects import kernel, onnx
 from onnxc.dialects.constants import numpy_dtype
 from onnxc.ir_names import ONNX_NODE_NAME
 from onnxc.lowering.select_kernels import quantized
-from onnxc.lowering.select_kernels.building_blocks import constant_of, constant_op
+from onnxc.lowering.select_kernels.building_blocks import constant_of, constant_op, ints, reshaped
 
 
 @dataclass(frozen=True)
@@ -86,14 +89,28 @@ def _point(value: SSAValue, like: SSAValue, point: InsertPoint) -> SSAValue | No
     return value if quantized.one_constant(value) is not None else None
 
 
+def _plain_gemm(gemm: onnx.GemmOp) -> bool:
+    """Whether `gemm` is A B^T (+ C) or A B (+ C): no transposed A, no scaling."""
+    alpha, beta = gemm.attr("alpha"), gemm.attr("beta")
+    return not gemm.attr("transA") and alpha in (None, 1.0) and beta in (None, 1.0)
+
+
 def _fuse(quantize: onnx.QuantizeLinearOp) -> None:
-    conv = quantize.x.owner
-    if not isinstance(conv, onnx.ConvOp) or len(list(conv.Y.uses)) != 1:
+    product = quantize.x.owner
+    if isinstance(product, onnx.ConvOp):
+        x_value, w_value, b_value, out_axis = product.X, product.W, product.B, 0
+    elif isinstance(product, onnx.GemmOp) and _plain_gemm(product):
+        # a fully connected layer is a 1x1 convolution of a 1x1 image
+        x_value, w_value, b_value = product.A, product.B, product.C
+        out_axis = 0 if product.attr("transB") else 1
+    else:
+        return
+    if len(list(product.results[0].uses)) != 1:
         return
     y_scale = _float_scale(quantize.y_scale)
     if (quantize.attr("block_size") or 0) != 0 or y_scale is None or y_scale.size != 1:
         return
-    x, w = _dequantized(conv.X), _dequantized(conv.W)
+    x, w = _dequantized(x_value), _dequantized(w_value)
     if x is None or w is None:
         return
     x_scale = _float_scale(x.x_scale)
@@ -101,61 +118,94 @@ def _fuse(quantize: onnx.QuantizeLinearOp) -> None:
         return
     weights = constant_of(w.x)
     w_scale = _float_scale(w.x_scale)
-    if weights is None or weights.dtype != np.int8 or w_scale is None:
+    if weights is None or weights.dtype != np.int8 or w_scale is None or weights.ndim < 2:
         return
-    channels = weights.shape[0] if weights.ndim else 0
+    channels = weights.shape[out_axis]
     if (w.attr("block_size") or 0) != 0 or w_scale.size not in (1, channels):
         return
-    if w_scale.size > 1 and w.attr("axis") not in (0, -weights.ndim):
+    if w_scale.size > 1 and w.attr("axis") not in (out_axis, out_axis - weights.ndim):
         return
     if not isinstance(w.x_zero_point.owner, onnx.NoValueOp):
         w_point = constant_of(w.x_zero_point)
         if w_point is None or w_point.any():
             return
-    if not quantized.fits(conv, x.x.type, quantize.y.type, weights.shape):
+    if isinstance(product, onnx.ConvOp):
+        if not quantized.fits(product, x.x.type, quantize.y.type, weights.shape):
+            return
+    elif not _fits_gemm(x.x.type, quantize.y.type, weights, out_axis):
         return
-    bias = _bias(conv, x_scale, w_scale)
+    bias = _bias(b_value, x_scale, w_scale)
     if bias is None:
         return
     point = InsertPoint.before(quantize)
     x_point = _point(x.x_zero_point, x.x, point)
     y_point = _point(quantize.y_zero_point, quantize.y, point)
-    w_point_value = constant_op(np.zeros(w_scale.shape, np.int8), "w_zero_point", point)
     if x_point is None or y_point is None:
         return
+    w_point_value = constant_op(np.zeros(w_scale.shape, np.int8), "w_zero_point", point)
+    x_in, w_in, y_type = x.x, w.x, quantize.y.type
+    properties = dict(product.properties)
+    if isinstance(product, onnx.GemmOp):
+        rows = weights if out_axis == 0 else weights.T
+        w_in = constant_op(np.ascontiguousarray(rows)[:, :, None, None], "fc_weights", point)
+        x_type, y_shape = x.x.type, list(_shape(quantize.y))
+        assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
+        x_in = reshaped(x.x, [*x_type.get_shape(), 1, 1], point)
+        y_type = TensorType(y_type.get_element_type(), [*y_shape, 1, 1])
+        properties = {"kernel_shape": ints([1, 1])}
     fused = onnx.QLinearConvOp.create(
         operands=[
-            x.x,
+            x_in,
             x.x_scale,
             x_point,
-            w.x,
+            w_in,
             w.x_scale,
             w_point_value,
             quantize.y_scale,
             y_point,
             bias,
         ],
-        result_types=[quantize.y.type],
-        properties=dict(conv.properties),
-        attributes={ONNX_NODE_NAME: StringAttr(onnx.node_name(conv) or "conv")},
+        result_types=[y_type],
+        properties=properties,
+        attributes={ONNX_NODE_NAME: StringAttr(onnx.node_name(product) or "conv")},
     )
     Rewriter.insert_op(fused, point)
-    fused.y.name_hint = quantize.y.name_hint
-    quantize.y.replace_all_uses_with(fused.y)
-    dead: list[Operation] = [quantize, conv]
-    dead += [d for d in (x, w, _dequantized(conv.B)) if d is not None]
+    result = fused.y
+    if isinstance(product, onnx.GemmOp):
+        result = reshaped(fused.y, list(_shape(quantize.y)), point)
+    result.name_hint = quantize.y.name_hint
+    quantize.y.replace_all_uses_with(result)
+    dead: list[Operation] = [quantize, product]
+    dead += [d for d in (x, w, _dequantized(b_value)) if d is not None]
     for op in dead:
         if all(not r.uses for r in op.results):
             Rewriter.erase_op(op)
 
 
-def _bias(conv: onnx.ConvOp, x_scale: np.ndarray, w_scale: np.ndarray) -> SSAValue | None:
-    """The int32 bias operand of the QLinearConv (conv's absent bias as
-    is), or None when conv's bias is not the DequantizeLinear of an int32
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    t = value.type
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def _fits_gemm(x_type: Attribute, y_type: Attribute, weights: np.ndarray, out_axis: int) -> bool:
+    """Whether a Gemm from x into y by 2-D `weights` (outputs along
+    `out_axis`) is a 1x1 convolution the integer kernels take: x and y 2-D
+    int8 or uint8 of static shapes."""
+    x, y = quantized.static_int8(x_type), quantized.static_int8(y_type)
+    if x is None or y is None or weights.ndim != 2 or len(x.get_shape()) != 2:
+        return False
+    (n, k), y_shape = x.get_shape(), y.get_shape()
+    return y_shape == (n, weights.shape[out_axis]) and k == weights.shape[1 - out_axis]
+
+
+def _bias(value: SSAValue, x_scale: np.ndarray, w_scale: np.ndarray) -> SSAValue | None:
+    """The int32 bias operand of the QLinearConv (an absent bias as is), or
+    None when the bias `value` is not the DequantizeLinear of an int32
     constant at scale x_scale * w_scale with zero point 0."""
-    if isinstance(conv.B.owner, onnx.NoValueOp):
-        return conv.B
-    dequantized = _dequantized(conv.B)
+    if isinstance(value.owner, onnx.NoValueOp):
+        return value
+    dequantized = _dequantized(value)
     if dequantized is None:
         return None
     values, scale = constant_of(dequantized.x), _float_scale(dequantized.x_scale)

@@ -205,6 +205,51 @@ class DSCNN(nn.Module):
         return self.fc(x)
 
 
+class MobileNetV1Tiny(nn.Module):
+    """MLPerf Tiny's visual wake words network: MobileNetV1 at width 0.25
+    on 96x96 RGB, two classes (a ReLU after every BatchNorm)."""
+
+    input_shape = (1, 3, 96, 96)
+
+    def __init__(self) -> None:
+        super().__init__()
+        layers = _conv_bn_relu(3, 8, 3, 2)
+        plan = [(8, 16, 1), (16, 32, 2), (32, 32, 1), (32, 64, 2), (64, 64, 1), (64, 128, 2)]
+        plan += [(128, 128, 1)] * 5 + [(128, 256, 2), (256, 256, 1)]
+        for cin, cout, stride in plan:
+            layers += _conv_bn_relu(cin, cin, 3, stride, groups=cin)
+            layers += _conv_bn_relu(cin, cout, 1, 1)
+        self.features = nn.Sequential(*layers)
+        self.classifier = nn.Linear(256, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.classifier(self.features(x).mean((2, 3)))
+
+
+def _conv_bn_relu(cin: int, cout: int, k: int, stride: int, groups: int = 1) -> list[nn.Module]:
+    conv = nn.Conv2d(cin, cout, k, stride, k // 2, groups=groups, bias=False)
+    return [conv, nn.BatchNorm2d(cout), nn.ReLU()]
+
+
+class FCAutoencoder(nn.Module):
+    """MLPerf Tiny's anomaly detection network: 640 log-mel values through
+    fully connected layers of 128 (four), 8, 128 (four) and 640, each but
+    the last followed by BatchNorm and ReLU."""
+
+    input_shape = (1, 640)
+
+    def __init__(self) -> None:
+        super().__init__()
+        widths = [640, 128, 128, 128, 128, 8, 128, 128, 128, 128]
+        layers: list[nn.Module] = []
+        for a, b in zip(widths, widths[1:], strict=False):
+            layers += [nn.Linear(a, b), nn.BatchNorm1d(b), nn.ReLU()]
+        self.net = nn.Sequential(*layers, nn.Linear(128, 640))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
 class _SelfAttention(nn.Module):
     """Multi-head self-attention written with ``x.shape`` sizes, so both
     exporters keep the batch and sequence sizes symbolic."""
@@ -348,13 +393,24 @@ OTHER_MODELS: dict[str, Callable[[], nn.Module]] = {
 """Other architectures of the real-model tests."""
 
 
+MLPERF_TINY: dict[str, Callable[[], nn.Module]] = {
+    "ResNet8": ResNet8,
+    "DSCNN64": lambda: DSCNN(64, 4),
+    "MobileNetV1Tiny": MobileNetV1Tiny,
+    "FCAutoencoder": FCAutoencoder,
+}
+"""MLPerf Tiny's four reference networks (image classification, keyword
+spotting at 64 channels and 4 blocks, visual wake words, anomaly
+detection), for the int8 tests."""
+
+
 def build(name: str, seed: int = 0) -> tuple[nn.Module, torch.Tensor]:
     """Build model ``name`` with seeded weights, randomised BatchNorm, in eval mode.
 
     Returns the model and a seeded example input of the model's ``input_shape``.
     """
     torch.manual_seed(seed)
-    model = {**MODEL_CLASSES, **SEQUENCE_MODELS, **OTHER_MODELS}[name]()
+    model = {**MODEL_CLASSES, **SEQUENCE_MODELS, **OTHER_MODELS, **MLPERF_TINY}[name]()
     _randomise_batchnorm(model)
     model.eval()
     shape = model.input_shape

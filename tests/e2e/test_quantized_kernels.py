@@ -204,6 +204,38 @@ def test_quantized_chain_on_mcu(tmp_path: Path, target: str, quant_format: str) 
     _assert_exact(model, target, seed=2)
 
 
+def _fully_connected() -> onnx.ModelProto:
+    """Two fully connected layers, as torch's Linear exports them (B
+    transposed) and as a plain Gemm (B as is), a Relu between them."""
+    rng = np.random.default_rng(13)
+    w1 = rng.standard_normal((24, 40)).astype(np.float32) * 0.2
+    w2 = rng.standard_normal((24, 10)).astype(np.float32) * 0.2
+    weights = [
+        numpy_helper.from_array(w1, "w1"),
+        numpy_helper.from_array(rng.standard_normal(24).astype(np.float32), "b1"),
+        numpy_helper.from_array(w2, "w2"),
+        numpy_helper.from_array(rng.standard_normal(10).astype(np.float32), "b2"),
+    ]
+    nodes = [
+        helper.make_node("Gemm", ["x", "w1", "b1"], ["a"], name="fc1", transB=1),
+        helper.make_node("Relu", ["a"], ["r"]),
+        helper.make_node("Gemm", ["r", "w2", "b2"], ["y"], name="fc2"),
+    ]
+    return _float_model(nodes, weights, [3, 40])
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m0"])
+def test_qdq_gemm_is_a_one_by_one_convolution(tmp_path: Path, target: str) -> None:
+    """A QDQ Gemm (weights per output channel, along either axis of B) runs
+    on the integer kernels as the 1x1 convolution of a 1x1 image it is: its
+    weights int8, its outputs onnxruntime's."""
+    model = _quantized(_fully_connected(), tmp_path, "QDQ", "QInt8", True)
+    expected = "kernel.conv" if target == "host" else "kernel.qconv"  # rows of 40 and 24
+    assert _kernels(model, target) == [expected] * 2
+    if target == "host" or MISSING_ARM_TOOLS is None:
+        _assert_exact(model, target)
+
+
 def _residual() -> onnx.ModelProto:
     """A residual block: conv, Relu, conv, the block's input added, Relu."""
     rng = np.random.default_rng(12)

@@ -1,0 +1,122 @@
+"""MLPerf Tiny's four reference networks (ResNet-8, DS-CNN at 64 channels,
+MobileNetV1 at width 0.25 for visual wake words, the fully connected
+autoencoder), quantized by onnxruntime's tool (int8 activations, int8
+weights per output channel) in both its formats, on onnxc's integer kernels.
+
+Every convolution and fully connected layer of them becomes `kernel.qconv`
+on the Cortex-M4, and its arena holds int8 activations (at most half the
+float build's). Outputs equal onnxruntime's on the host and on the emulated
+Cortex-M4 and Cortex-M0: the model's output is dequantized from int8, so
+they are compared in steps of its scale. ResNet-8 is allowed one step:
+onnxruntime on x86 runs a convolution whose int8 input another operator also
+reads (a residual block's) in float, in an order of its own, where onnxc
+sums exactly; the others have no such input and must be equal. Instruction
+counts are the benchmark's (README "Speed"), not asserted here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import numpy_helper
+
+pytest.importorskip("torch")
+ort = pytest.importorskip("onnxruntime")
+quantization = pytest.importorskip("onnxruntime.quantization")
+
+import onnxc  # noqa: E402
+from onnxc.dialects import kernel  # noqa: E402
+from onnxc.dialects import onnx as onnx_dialect  # noqa: E402
+from onnxc.frontend import import_model  # noqa: E402
+from onnxc.pipeline import lower  # noqa: E402
+from tests.mcu.tools import MISSING_ARM_TOOLS  # noqa: E402
+from tests.models import MLPERF_TINY, build, export  # noqa: E402
+
+ALLOWED_STEPS = {"ResNet8": 1}
+"""Steps of the output scale a network may differ by (see the docstring)."""
+
+NOT_HALF = {
+    "DSCNN64": "its DequantizeLinear -> AveragePool -> QuantizeLinear runs in float",
+    "FCAutoencoder": "the gathered column of its 640-wide layer (2,560 B) is most of it",
+}
+"""Networks whose int8 arena is smaller than the float build's but not
+half of it, and why."""
+
+
+class _Calibration(quantization.CalibrationDataReader):
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        rng = np.random.default_rng(3)
+        self.batches = iter(
+            [{"input": rng.standard_normal(shape).astype(np.float32)} for _ in range(8)]
+        )
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        return next(self.batches, None)
+
+
+@pytest.fixture(scope="module")
+def quantized(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
+    """Each network in each format, and its float model under (name, "float")."""
+    folder = tmp_path_factory.mktemp("mlperf_tiny")
+    paths: dict[tuple[str, str], Path] = {}
+    for name in MLPERF_TINY:
+        model, example = build(name)
+        source = export(model, example, folder / f"{name}.onnx", dynamo=False)
+        paths[name, "float"] = source
+        for quant_format in ("QDQ", "QOperator"):
+            path = folder / f"{name}.{quant_format}.onnx"
+            quantization.quantize_static(
+                str(source),
+                str(path),
+                _Calibration(tuple(example.shape)),
+                quant_format=getattr(quantization.QuantFormat, quant_format),
+                activation_type=quantization.QuantType.QInt8,
+                weight_type=quantization.QuantType.QInt8,
+                per_channel=True,
+            )
+            paths[name, quant_format] = path
+    return paths
+
+
+def _steps(path: Path, target: str) -> float:
+    """The largest difference from onnxruntime, in steps of the output's scale."""
+    model = onnx.load(path)
+    (last,) = [n for n in model.graph.node if n.output[0] == model.graph.output[0].name]
+    assert last.op_type == "DequantizeLinear", last.op_type
+    scales = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    want = session.run(None, {"input": x})[0]
+    got = onnxc.compile(path, target=target).run({"input": x})["output"]
+    return float(np.abs(got.astype(np.float64) - want).max() / float(scales[last.input[1]]))
+
+
+@pytest.mark.parametrize("quant_format", ["QDQ", "QOperator"])
+@pytest.mark.parametrize("name", list(MLPERF_TINY))
+@pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m0"])
+def test_matches_onnxruntime(
+    quantized: dict[tuple[str, str], Path], name: str, quant_format: str, target: str
+) -> None:
+    if target != "host" and MISSING_ARM_TOOLS is not None:
+        pytest.skip(MISSING_ARM_TOOLS)
+    assert _steps(quantized[name, quant_format], target) <= ALLOWED_STEPS.get(name, 0)
+
+
+@pytest.mark.parametrize("name", list(MLPERF_TINY))
+def test_int8_on_the_cortex_m4(quantized: dict[tuple[str, str], Path], name: str) -> None:
+    """Every convolution and fully connected layer is an integer kernel, and
+    the arena holds int8 activations (see `NOT_HALF`)."""
+    path = quantized[name, "QDQ"]
+    module = lower(import_model(onnx.load(path)).module, "kernels", target="cortex-m4")
+    float_layers = (kernel.ConvOp, kernel.MatmulOp, onnx_dialect.ConvOp, onnx_dialect.GemmOp)
+    assert not [op.name for op in module.walk() if isinstance(op, float_layers)]
+    assert any(isinstance(op, kernel.QconvOp) for op in module.walk())
+    if MISSING_ARM_TOOLS is None:
+        fused = onnxc.compile(path, target="cortex-m4").workspace_size
+        plain = onnxc.compile(quantized[name, "float"], target="cortex-m4").workspace_size
+        assert fused is not None and plain is not None
+        assert fused < plain if name in NOT_HALF else fused * 2 <= plain
