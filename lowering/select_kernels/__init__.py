@@ -27,7 +27,8 @@ take, become `kernel.matmul` in row-major layout, with a following bias Add,
 residual Add and Relu/Clip fused (`products.py`). Targets without
 `kernels` (`onnxc/targets.py`) are left as they are, but for the int8
 QLinearConvs with constant weights: every target runs them on the integer
-kernel, `kernel.qconv` (`quantized.py`).
+kernel, `kernel.qconv` (`quantized.py`), except the hosts' short and
+depthwise ones, which the float kernels compute exactly (`exact_float.py`).
 """
 
 from __future__ import annotations

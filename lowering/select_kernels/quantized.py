@@ -1,7 +1,10 @@
 """`onnx.QLinearConv` as `kernel.qconv`: integer convolutions on the integer
-kernel (`convert_onnx_to_linalg/kernels/qconv.py`), their weights packed
-into int32 words at compile time and their requantization multipliers
-computed as onnxruntime computes them.
+kernels, their requantization multipliers computed as onnxruntime computes
+them and their weights packed at compile time: into int32 words of SMLAD
+pairs (`convert_onnx_to_linalg/kernels/qconv.py`), or on targets with
+`integer_rows` (the hosts) into int8 rows (`qconv_rows.py`) when the rows
+are long; the hosts' shorter and depthwise ones become the float chain that
+computes them exactly (`exact_float.py`).
 
 The kernel takes a 2-D (or 1-D, as height 1) convolution, dense or
 depthwise, of static shapes whose x and y are int8 or uint8 with one scale and zero point each,
