@@ -96,7 +96,8 @@ class QconvOpLowering(OnnxLowering[kernel.QconvOp]):
         if op.attr("form") == "rows":
             self._rows(rewriter, op, common)
             return
-        columns = alloc(rewriter, MemRefType(I32, [2, 2 * geometry.words]))
+        count = _columns(geometry)
+        columns = alloc(rewriter, MemRefType(I32, [count, 2 * geometry.words]))
         kernel_ = _Kernel(**common.parts(), w=buffer_of(rewriter, op.W), columns=columns)
         kernel_.build(builder_before(op), x_shape[0])
         self.replace(rewriter, op, [out])
@@ -121,6 +122,12 @@ class QconvOpLowering(OnnxLowering[kernel.QconvOp]):
         self.replace(rewriter, op, [common.out])
 
 
+def _columns(g: Geometry) -> int:
+    """The columns gathered at once: a pair of output pixels, or the one
+    pixel of a 1x1 output (a fully connected layer's)."""
+    return 1 if g.out_size == (1, 1) else 2
+
+
 def _pair(values: Sequence[int]) -> tuple[int, int]:
     first, second = values
     return first, second
@@ -134,7 +141,7 @@ class _Kernel(IntegerKernel):
     def build(self, b: Builder, batch: int) -> None:
         g = self.g
         taps = g.taps_words
-        for column in range(2):  # the words past the taps are never written again
+        for column in range(_columns(g)):  # the words past the taps are never written again
             for word in range(taps, 2 * g.words):
                 a = Arith(b)
                 at = [a.index(column), a.index(word)]
