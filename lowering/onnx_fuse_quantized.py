@@ -144,14 +144,16 @@ def _fuse(quantize: onnx.QuantizeLinearOp) -> None:
         return
     w_point_value = constant_op(np.zeros(w_scale.shape, np.int8), "w_zero_point", point)
     x_in, w_in, y_type = x.x, w.x, quantize.y.type
+    flat: list[int] | None = None  # a Gemm's [N, M], viewed back from [N, M, 1, 1]
     properties = dict(product.properties)
     if isinstance(product, onnx.GemmOp):
         rows = weights if out_axis == 0 else weights.T
         w_in = constant_op(np.ascontiguousarray(rows)[:, :, None, None], "fc_weights", point)
-        x_type, y_shape = x.x.type, list(_shape(quantize.y))
+        x_type = x.x.type
         assert isinstance(x_type, TensorType) and isinstance(y_type, TensorType)
         x_in = reshaped(x.x, [*x_type.get_shape(), 1, 1], point)
-        y_type = TensorType(y_type.get_element_type(), [*y_shape, 1, 1])
+        flat = list(y_type.get_shape())
+        y_type = TensorType(y_type.get_element_type(), [*flat, 1, 1])
         properties = {"kernel_shape": ints([1, 1])}
     fused = onnx.QLinearConvOp.create(
         operands=[
@@ -171,8 +173,8 @@ def _fuse(quantize: onnx.QuantizeLinearOp) -> None:
     )
     Rewriter.insert_op(fused, point)
     result = fused.y
-    if isinstance(product, onnx.GemmOp):
-        result = reshaped(fused.y, list(_shape(quantize.y)), point)
+    if flat is not None:
+        result = reshaped(fused.y, flat, point)
     result.name_hint = quantize.y.name_hint
     quantize.y.replace_all_uses_with(result)
     dead: list[Operation] = [quantize, product]
@@ -180,12 +182,6 @@ def _fuse(quantize: onnx.QuantizeLinearOp) -> None:
     for op in dead:
         if all(not r.uses for r in op.results):
             Rewriter.erase_op(op)
-
-
-def _shape(value: SSAValue) -> tuple[int, ...]:
-    t = value.type
-    assert isinstance(t, TensorType)
-    return tuple(t.get_shape())
 
 
 def _fits_gemm(x_type: Attribute, y_type: Attribute, weights: np.ndarray, out_axis: int) -> bool:

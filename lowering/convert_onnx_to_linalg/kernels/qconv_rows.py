@@ -30,12 +30,12 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IntegerType, MemRefType, Signedness
+from xdsl.dialects.builtin import IntegerType, Signedness
 from xdsl.ir import Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from onnxc.lowering.convert_onnx_to_linalg import scalar
-from onnxc.lowering.convert_onnx_to_linalg.common import element_type
+from onnxc.lowering.convert_onnx_to_linalg.common import element_type, shape_of
 from onnxc.lowering.convert_onnx_to_linalg.kernels.integer import IntegerKernel, requantized
 from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import Arith, load, remainder
 from onnxc.lowering.convert_onnx_to_linalg.scf_loops import for_range
@@ -68,7 +68,7 @@ class Rows(IntegerKernel):
 
     @property
     def length(self) -> int:
-        return memref_shape(self.w)[1]
+        return shape_of(self.w)[1]
 
     def build(self, b: Builder, batch: int) -> None:
         g = self.g
@@ -98,7 +98,7 @@ class Rows(IntegerKernel):
     def _zero(self, b: Builder, buffer: SSAValue, count: int, start: int) -> None:
         """buffer[i, start:] = 0 for i < count: the bytes past the window, or
         past the channels, that meet the weight rows' zeros."""
-        if start >= memref_shape(buffer)[1]:
+        if start >= shape_of(buffer)[1]:
             return
 
         def row(b: Builder, i: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
@@ -106,7 +106,7 @@ class Rows(IntegerKernel):
                 b.insert(memref.StoreOp.get(scalar.constant(b, 0, U8), buffer, [i, k]))
                 return []
 
-            for_range(b, start, memref_shape(buffer)[1], [], byte)
+            for_range(b, start, shape_of(buffer)[1], [], byte)
             return []
 
         for_range(b, 0, count, [], row)
@@ -246,11 +246,6 @@ class Rows(IntegerKernel):
                 value = requantized(b, total, multiplier, zero_point)
                 at = [n, m, a.index(oh), a.index(ow)]
                 b.insert(memref.StoreOp.get(value, self.out, at))
-
-
-def memref_shape(buffer: SSAValue) -> tuple[int, ...]:
-    assert isinstance(buffer.type, MemRefType)
-    return tuple(buffer.type.get_shape())
 
 
 __all__ = ["BLOCK", "Rows", "direct"]
