@@ -8,7 +8,8 @@ output channels of one pixel are contiguous and a kernel computes them in one
 vector loop. Lanes past C in the last block are padding no operation reads.
 
 - `kernel.block`: NCHW -> blocked (block `b` from the result type);
-- `kernel.unblock`: blocked -> NCHW (C from the result type);
+- `kernel.unblock`: blocked -> NCHW (C from the result type); both also of
+  int8 and uint8 tensors (requantized results between kernels);
 - `kernel.pool`: MaxPool, AveragePool and their global forms, per lane;
 - `kernel.conv`: a 2-D convolution of a blocked input by weights packed at
   compile time, with its epilogue fused: `Y = act(X * W + B (+ R))`, where
@@ -92,6 +93,7 @@ from onnxc.dialects.onnx_base import OnnxOp
 DOMAIN = "onnxc.kernel"
 
 _FLOAT = [("T", ["tensor(float)"], "the element type")]
+_LAYOUT = [("T", ["tensor(float)", "tensor(int8)", "tensor(uint8)"], "the element type")]
 _Param = OpSchema.FormalParameter
 _Attr = OpSchema.Attribute
 _INTS = OpSchema.AttrType.INTS
@@ -103,6 +105,7 @@ def _schema(
     doc: str,
     inputs: list[OpSchema.FormalParameter],
     attributes: list[OpSchema.Attribute] = [],  # noqa: B006 - never mutated
+    types: list[tuple[str, list[str], str]] = _FLOAT,
 ) -> OpSchema:
     return OpSchema(
         name,
@@ -111,7 +114,7 @@ def _schema(
         doc=doc,
         inputs=inputs,
         outputs=[_Param("Y", "T", "the result")],
-        type_constraints=_FLOAT,
+        type_constraints=types,
         attributes=attributes,
     )
 
@@ -152,7 +155,9 @@ class BlockOp(OnnxOp):
     """`kernel.block`: an NCHW tensor in the channel-blocked layout."""
 
     name = "kernel.block"
-    SCHEMA: ClassVar[OpSchema] = _schema("Block", "NCHW to blocked", [_Param("X", "T", "NCHW")])
+    SCHEMA: ClassVar[OpSchema] = _schema(
+        "Block", "NCHW to blocked", [_Param("X", "T", "NCHW")], types=_LAYOUT
+    )
 
     X = operand_def(TensorType)
     Y = result_def(TensorType)
@@ -164,7 +169,7 @@ class UnblockOp(OnnxOp):
 
     name = "kernel.unblock"
     SCHEMA: ClassVar[OpSchema] = _schema(
-        "Unblock", "blocked to NCHW", [_Param("X", "T", "blocked")]
+        "Unblock", "blocked to NCHW", [_Param("X", "T", "blocked")], types=_LAYOUT
     )
 
     X = operand_def(TensorType)

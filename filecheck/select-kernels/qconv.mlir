@@ -42,10 +42,14 @@ func.func @qconv(%x: tensor<1x3x5x5xui8>) -> tensor<1x3x5x5xui8> {
 // HOST:          dense<[1.000000e+01, 2.000000e+01, 3.000000e+01]>
 // HOST:          %[[BLOCKED:.*]] = "kernel.block"(%[[XF]])
 // HOST:          %[[SUM:.*]] = "kernel.conv"(%[[BLOCKED]]
-// HOST:          %[[NCHW:.*]] = "kernel.unblock"(%[[SUM]])
-// HOST:          %[[S:.*]] = "onnx.Constant"() <{value = dense<{{.*}}0.166666672]], {{.*}}0.0833333358]], {{.*}}0.166666672]]]]> : tensor<1x3x1x1xf32>}>
-// HOST:          %[[SCALED:.*]] = "onnx.Mul"(%[[NCHW]], %[[S]])
-// HOST:          %[[Y:.*]] = "onnx.QuantizeLinear"(%[[SCALED]], %[[ONE]], %yz)
+// The Mul and QuantizeLinear run on the blocked sum (elementwise_layout.py):
+// the unblock is of the bytes.
+// HOST:          %[[S:.*]] = "onnx.Constant"() <{value = dense<{{.*}}0.166666672, 0.0833333358, 0.166666672{{.*}}> : tensor<1x1x1x1x3xf32>}>
+// HOST:          %[[SCALED:.*]] = "onnx.Mul"(%[[SUM]], %[[S]])
+// HOST:          %[[QB:.*]] = "onnx.QuantizeLinear"(%[[SCALED]], %[[ONE]], %yz)
+// HOST-SAME:       -> tensor<1x1x5x5x3xui8>
+// HOST:          %[[Y:.*]] = "kernel.unblock"(%[[QB]])
+// HOST-SAME:       -> tensor<1x3x5x5xui8>
 // CHECK-NOT:     onnx.QLinearConv
 // CHECK:         func.return %[[Y]]
 

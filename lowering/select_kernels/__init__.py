@@ -14,6 +14,10 @@ bias first (`batchnorm.py`); then
 - an Add of a convolution's result (its only use, no activation yet) and a
   tensor of the same shape becomes the convolution's residual `R` (a
   following Relu then fuses too: `act(X * W + B + R)`);
+- an elementwise Mul/Add/Sub by a per-channel constant, a per-tensor
+  QuantizeLinear or DequantizeLinear, or a `kernel.qadd`, of unblocked
+  kernel results runs on the blocked ones, unblocked after it
+  (`elementwise_layout.py`);
 - `kernel.block(kernel.unblock(y))` is `y`: consecutive kernels pass the
   blocked layout on, and reorders stay only at the edges of a run of kernels.
 
@@ -68,6 +72,7 @@ from onnxc.lowering.select_kernels.building_blocks import (
     vector_width,
     window_fits,
 )
+from onnxc.lowering.select_kernels.elementwise_layout import SUNK, sink_unblock
 from onnxc.lowering.select_kernels.epilogues import fuse_user, pass_layout_on, residual_in_place
 from onnxc.lowering.select_kernels.products import select_products
 from onnxc.lowering.select_kernels.quantized import select_quantized_convs
@@ -111,6 +116,8 @@ def _select(block: Block, kernels: Kernels) -> None:
             changed |= fuse_user(view, kernels, made)
         for pool in [o for o in block.ops if isinstance(o, _POOLS)]:
             changed |= _block_pool(pool)
+        for elementwise in [o for o in block.ops if isinstance(o, SUNK)]:
+            changed |= sink_unblock(elementwise, made)
     for reblock in [o for o in block.ops if isinstance(o, kernel.BlockOp)]:
         pass_layout_on(reblock)
     for conv in [o for o in block.ops if isinstance(o, kernel.ConvOp)]:
