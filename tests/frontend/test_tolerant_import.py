@@ -161,6 +161,18 @@ def test_declarations_that_only_add_information_stay() -> None:
     assert [d.dim_value for d in r.type.tensor_type.shape.dim] == [2, 3]
 
 
+def test_output_dim_params_are_hints() -> None:
+    """An output declared with an input's dim_param that it does not have at
+    run time (a cache's length declared as the mask's, as onnxruntime-genai
+    declares its presents): onnxruntime returns what the graph computes, and
+    so does onnxc; the dim_param does not hold the output to N."""
+    nodes = [helper.make_node("Concat", ["x", "y"], ["z"], axis=0)]
+    model = _model(nodes, {"x": ["N"], "y": ["M"]}, {"z": (F, ["N"])})
+    compiled = _matches_onnxruntime(model, {"x": _floats(3), "y": _floats(2)})
+    assert compiled.generated.dims == ["N", "M"]
+    _matches_onnxruntime(model, {"x": _floats(1), "y": _floats(0)})
+
+
 def test_intermediate_declared_with_a_wrong_type() -> None:
     """An intermediate declared INT64 where the graph computes FLOAT: the
     declaration is dropped (onnxruntime refuses the model; it runs the

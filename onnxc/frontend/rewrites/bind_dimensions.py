@@ -1,4 +1,12 @@
-"""`bind-dimensions`: the sizes and symbols of the graph inputs' dimensions."""
+"""`bind-dimensions`: the sizes and symbols of the graph inputs' dimensions.
+
+The graph outputs' dim_params are cleared first: as in onnxruntime, which
+reads a declared output shape as a hint, an output's dim_param names a size
+but does not hold it to the input dimension of the same name.
+onnxruntime-genai's decoders declare their presents' length as the
+attention mask's (`total_sequence_length`), but with a shared cache buffer
+the present is the buffer's length; bound, the run would stop. Shape
+inference still gives an output every size the graph determines."""
 
 from __future__ import annotations
 
@@ -17,8 +25,9 @@ def bind_dimensions(
     """Give each input dimension its size or symbol, in place: `shapes` fixes
     whole input shapes, `dims` binds dim_params (everywhere they appear); an
     unnamed or -1 input dimension gets the dim_param `INPUT_dimK`, so shape
-    inference carries it. Returns the free dimensions (dim_params left
-    unbound), in order of first appearance in the graph inputs."""
+    inference carries it; the outputs' dim_params are cleared. Returns the
+    free dimensions (dim_params left unbound), in order of first appearance
+    in the graph inputs."""
     graph = model.graph
     initializers = {t.name for t in graph.initializer}
     inputs = {i.name: i for i in graph.input}
@@ -60,6 +69,8 @@ def bind_dimensions(
     unused = sorted(set(dims) - used - taken)
     if unused:
         raise OnnxcError(f"dims names {', '.join(map(repr, unused))}, which no tensor uses")
+    for value in graph.output:
+        _unnamed(value)
     for value in [*graph.input, *graph.output, *graph.value_info]:
         if not value.type.HasField("tensor_type"):
             continue
@@ -69,6 +80,15 @@ def bind_dimensions(
                 dim.Clear()
                 dim.dim_value = size
     return free
+
+
+def _unnamed(value: onnx.ValueInfoProto) -> None:
+    """`value` (a graph output) with its dim_params cleared (the module
+    docstring)."""
+    if value.type.HasField("tensor_type"):
+        for dim in value.type.tensor_type.shape.dim:
+            if dim.HasField("dim_param"):
+                dim.Clear()
 
 
 def _all_dim_params(graph: onnx.GraphProto) -> set[str]:
