@@ -67,6 +67,12 @@ vector loop. Lanes past C in the last block are padding no operation reads.
   exactly as the three operators are. Scales and zero points are one element
   each; A, B and Y have one shape.
 
+- `kernel.qaverage_pool`: DequantizeLinear(X) -> AveragePool ->
+  QuantizeLinear, each window's taps dequantized as they are summed (no
+  float tensor of X's size), by the same float steps as the three
+  operators; AveragePool's attributes, and X's and Y's scale and zero point
+  (one each) as attributes.
+
 The operations share `OnnxOp`'s base, with schemas of their own (domain
 `onnxc.kernel`), so that a lowering treats them like any `onnx.*` operation.
 """
@@ -372,7 +378,59 @@ class QaddOp(OnnxOp):
     Y = result_def(TensorType)
 
 
-KERNEL = Dialect("kernel", [BlockOp, UnblockOp, ConvOp, PoolOp, MatmulOp, QconvOp, QaddOp], [])
+def _average_pool_attributes() -> list[OpSchema.Attribute]:
+    """AveragePool's window attributes (opset 22), its defaults included."""
+    schema = onnx.defs.get_schema("AveragePool", 22)
+    return [
+        _Attr(a.name, a.default_value, a.description)
+        if a.default_value.name
+        else _Attr(a.name, a.type, a.description, required=a.required)
+        for a in schema.attributes.values()
+    ]
+
+
+@irdl_op_definition
+class QaveragePoolOp(OnnxOp):
+    """`kernel.qaverage_pool`: a quantized AveragePool in QDQ form, fused."""
+
+    name = "kernel.qaverage_pool"
+    SCHEMA: ClassVar[OpSchema] = OpSchema(
+        "QaveragePool",
+        DOMAIN,
+        1,
+        doc="quantize(AveragePool(dequantize(X)))",
+        inputs=[_Param("X", "T", "NCHW input")],
+        outputs=[_Param("Y", "T", "NCHW result")],
+        type_constraints=[("T", ["tensor(int8)", "tensor(uint8)"], "a quantized type")],
+        attributes=[
+            *_average_pool_attributes(),
+            _default("x_scale", 1.0, "X's scale"),
+            _default("x_zero_point", 0, "X's zero point"),
+            _default("y_scale", 1.0, "Y's scale"),
+            _default("y_zero_point", 0, "Y's zero point"),
+        ],
+    )
+
+    X = operand_def(TensorType)
+    Y = result_def(TensorType)
+    auto_pad = opt_prop_def(StringAttr)
+    ceil_mode = opt_prop_def(IntegerAttr)
+    count_include_pad = opt_prop_def(IntegerAttr)
+    strides = opt_prop_def(DenseArrayBase)
+    dilations = opt_prop_def(DenseArrayBase)
+    pads = opt_prop_def(DenseArrayBase)
+    kernel_shape = opt_prop_def(DenseArrayBase)
+    x_scale = opt_prop_def(FloatAttr)
+    x_zero_point = opt_prop_def(IntegerAttr)
+    y_scale = opt_prop_def(FloatAttr)
+    y_zero_point = opt_prop_def(IntegerAttr)
+
+
+KERNEL = Dialect(
+    "kernel",
+    [BlockOp, UnblockOp, ConvOp, PoolOp, MatmulOp, QconvOp, QaddOp, QaveragePoolOp],
+    [],
+)
 
 __all__ = [
     "DOMAIN",
@@ -382,6 +440,7 @@ __all__ = [
     "MatmulOp",
     "PoolOp",
     "QaddOp",
+    "QaveragePoolOp",
     "QconvOp",
     "UnblockOp",
 ]

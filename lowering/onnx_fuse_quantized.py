@@ -22,7 +22,12 @@ Then every `QuantizeLinear(Add(DequantizeLinear(a), DequantizeLinear(b)))`
 whose Add result has no other use, with a, b and the result int8 or uint8 of
 one shape and every scale and zero point one constant element, is a
 `kernel.qadd`: the same arithmetic, element by element, with no float tensor
-in the arena (a residual connection's).
+in the arena (a residual connection's). And every
+`QuantizeLinear(AveragePool(DequantizeLinear(x)))` whose AveragePool result
+has no other use, x and the result int8 or uint8 and every scale and zero
+point one constant element, is a `kernel.qaverage_pool`: the taps
+dequantized as the window sums them, so the arena holds no float copy of x
+(DS-CNN's pooling of its last 64 x 25 x 5 activations: 32,000 bytes).
 
 This is onnxruntime's own rewrite of such chains (its QDQ selectors): it
 runs them as QLinearConv, so the fused chain gives its results to the bit,
@@ -41,7 +46,15 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f32,
+    i64,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -65,6 +78,8 @@ class OnnxFuseQuantizedPass(ModulePass):
                     _fuse(quantize)
                 for quantize in [o for o in block.ops if isinstance(o, onnx.QuantizeLinearOp)]:
                     _fuse_add(quantize)
+                for quantize in [o for o in block.ops if isinstance(o, onnx.QuantizeLinearOp)]:
+                    _fuse_average_pool(quantize)
 
 
 def _dequantized(value: SSAValue) -> onnx.DequantizeLinearOp | None:
@@ -258,4 +273,46 @@ def _fuse_add(quantize: onnx.QuantizeLinearOp) -> None:
     quantize.y.replace_all_uses_with(fused.Y)
     for op in (quantize, add, a, b):
         if all(not r.uses for r in op.results):
+            Rewriter.erase_op(op)
+
+
+def _fuse_average_pool(quantize: onnx.QuantizeLinearOp) -> None:
+    pool = quantize.x.owner
+    if not isinstance(pool, onnx.AveragePoolOp) or len(list(pool.Y.uses)) != 1:
+        return
+    dequantize = _dequantized(pool.X)
+    if dequantize is None or (quantize.attr("block_size") or 0) != 0:
+        return
+    if dequantize.attr("block_size") or any(
+        quantized.static_int8(v.type) is None for v in (dequantize.x, quantize.y)
+    ):
+        return
+    point = InsertPoint.before(quantize)
+    scales = [_float_scale(s) for s in (dequantize.x_scale, quantize.y_scale)]
+    points = [
+        _point(dequantize.x_zero_point, dequantize.x, point),
+        _point(quantize.y_zero_point, quantize.y, point),
+    ]
+    numbers = [quantized.one_constant(p) for p in points if p is not None]
+    if any(s is None or s.size != 1 for s in scales) or len(numbers) != 2:
+        return
+    x_scale, y_scale = (float(s.reshape(())) for s in scales if s is not None)
+    x_point, y_point = (int(n) for n in numbers if n is not None)
+    fused = kernel.QaveragePoolOp.create(
+        operands=[dequantize.x],
+        result_types=[quantize.y.type],
+        properties={
+            **pool.properties,
+            "x_scale": FloatAttr(x_scale, f32),
+            "x_zero_point": IntegerAttr(x_point, i64),
+            "y_scale": FloatAttr(y_scale, f32),
+            "y_zero_point": IntegerAttr(y_point, i64),
+        },
+        attributes={ONNX_NODE_NAME: StringAttr(onnx.node_name(pool) or "average_pool")},
+    )
+    Rewriter.insert_op(fused, point)
+    fused.Y.name_hint = quantize.y.name_hint
+    quantize.y.replace_all_uses_with(fused.Y)
+    for op in (quantize, pool, dequantize, *(p.owner for p in points if p is not None)):
+        if isinstance(op, Operation) and all(not r.uses for r in op.results):
             Rewriter.erase_op(op)

@@ -20,6 +20,7 @@ be equal, not close.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -278,3 +279,39 @@ def test_qdq_chain_weights_and_activations_are_int8(tmp_path: Path) -> None:
     plain = onnxc.compile(float_model, target="cortex-m4")
     assert fused.workspace_size is not None and plain.workspace_size is not None
     assert fused.workspace_size * 2 < plain.workspace_size
+
+
+POOLS: dict[str, dict[str, Any]] = {
+    "whole_map": dict(kernel_shape=[5, 7]),  # DS-CNN's: one average per channel
+    "border_counts": dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+    "ceil_mode": dict(kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1),
+}
+
+
+def _pooled(attributes: dict[str, Any]) -> onnx.ModelProto:
+    """A convolution, Relu, then an AveragePool of `attributes`."""
+    rng = np.random.default_rng(13)
+    c1, w1 = _conv("c1", "x", "a", 8, 8, [3, 3], rng, pads=[1, 1, 1, 1])
+    nodes = [
+        c1,
+        helper.make_node("Relu", ["a"], ["r"]),
+        helper.make_node("AveragePool", ["r"], ["y"], **attributes),
+    ]
+    return _float_model(nodes, w1, [1, 8, 5, 7])
+
+
+@pytest.mark.parametrize("quant_format", ["QDQ", "QOperator"])
+@pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m0"])
+@pytest.mark.parametrize("pool", list(POOLS))
+def test_quantized_average_pool_is_fused(
+    tmp_path: Path, pool: str, target: str, quant_format: str
+) -> None:
+    """DequantizeLinear -> AveragePool -> QuantizeLinear (or QLinearAveragePool)
+    is one kernel.qaverage_pool, with no float copy of its input, and gives
+    onnxruntime's bytes."""
+    activations = "QUInt8" if pool == "ceil_mode" else "QInt8"
+    model = _quantized(_pooled(POOLS[pool]), tmp_path, quant_format, activations, True)
+    module = lower(import_model(model).module, "kernels", target=target)
+    assert sum(isinstance(op, kernel.QaveragePoolOp) for op in module.walk()) == 1
+    if target == "host" or MISSING_ARM_TOOLS is None:
+        _assert_exact(model, target)

@@ -16,7 +16,7 @@ import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IntegerType, TensorType
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -76,6 +76,8 @@ def _pool(
     combine: Combine,
     divisors: SSAValue | float | str | None = None,
     finish: Callable[[Builder, SSAValue], SSAValue] | None = None,
+    read: Callable[[Builder, SSAValue], SSAValue] | None = None,
+    accumulate: Attribute | None = None,
 ) -> SSAValue:
     """A new buffer holding, for each output, `init` combined with the window
     taps of X inside X, divided by `divisors` when given (one count for every
@@ -83,13 +85,15 @@ def _pool(
     then passed through `finish` when given: a parallel generic over
     (n, c, o...) whose body loops over those taps and loads X (so padding taps
     count as `init`, and no window-shaped operand is needed for the tap loop
-    bounds). 16-bit floats are combined in float and rounded once."""
+    bounds). 16-bit floats are combined in float and rounded once. `read`,
+    when given, makes each loaded tap the value combined, of type
+    `accumulate` (a quantized pool's dequantization)."""
     x = buffer_of(rewriter, op.operands[0])
     x_shape = shapes.sizes(op.operands[0])
     y_shape = shapes.result_sizes(op.results[0], [*x_shape[:2], *window.output_shape])
     y = alloc(rewriter, op.results[0].type, y_shape)
     element = element_type(y)
-    wide = accumulator_type(element)
+    wide = accumulate or accumulator_type(element)
     inputs = [divisors] if isinstance(divisors, SSAValue) else []
 
     def body(b: Builder, args: Sequence[SSAValue]) -> SSAValue:
@@ -98,7 +102,8 @@ def _pool(
         def combine_window(wb: Builder, ranges: Sequence[TapRange]) -> SSAValue:
             def tap(tb: Builder, at: Tap, acc: SSAValue) -> SSAValue:
                 value = tb.insert(memref.LoadOp.get(x, [n, c, *at.input_indices])).res
-                return combine(tb, acc, *widened(tb, [value], wide))
+                value = read(tb, value) if read else widened(tb, [value], wide)[0]
+                return combine(tb, acc, value)
 
             total = reduce_window(wb, window, ranges, constant(wb, init, wide), tap)
             if divisors != COUNT_TAPS:
@@ -257,29 +262,41 @@ class AveragePoolOpLowering(OnnxLowering[onnx.AveragePoolOp]):
     padding)."""
 
     def rewrite(self, op: onnx.AveragePoolOp, rewriter: PatternRewriter) -> None:
-        window = _pool_window(op, self.shapes)
-        include_pad = bool(op.attr("count_include_pad"))
-        if not all(window.static(dim) for dim in range(window.rank)):
-            if include_pad and window.needs_padding():
-                raise unsupported(
-                    op, "count_include_pad=1 with padding and spatial sizes known at run time"
-                )
-            divisor: float | str = (
-                COUNT_TAPS if window.needs_padding() else float(math.prod(window.kernel))
+        self.replace(rewriter, op, [average_pool(rewriter, self.shapes, op)])
+
+
+def average_pool(
+    rewriter: PatternRewriter,
+    shapes: Shapes,
+    op: onnx.OnnxOp,
+    read: Callable[[Builder, SSAValue], SSAValue] | None = None,
+    finish: Callable[[Builder, SSAValue], SSAValue] | None = None,
+    accumulate: Attribute | None = None,
+) -> SSAValue:
+    """The average pooling of `op` (AveragePool's attributes; X its first
+    operand), with `_pool`'s `read`, `finish` and `accumulate`."""
+    window = _pool_window(op, shapes)
+    include_pad = bool(op.attr("count_include_pad"))
+    if not all(window.static(dim) for dim in range(window.rank)):
+        if include_pad and window.needs_padding():
+            raise unsupported(
+                op, "count_include_pad=1 with padding and spatial sizes known at run time"
             )
-            y = _pool(rewriter, self.shapes, op, window, 0.0, scalar.ADD, divisor)
-            self.replace(rewriter, op, [y])
-            return
-        divisors = average_divisors(window, include_pad)
-        if np.any(divisors == 0):
-            raise unsupported(op, "a pooling window holds no input element")
-        if np.all(divisors == divisors.flat[0]):
-            y = _pool(rewriter, self.shapes, op, window, 0.0, scalar.ADD, float(divisors.flat[0]))
-        else:
-            wide = accumulator_type(element_type(buffer_of(rewriter, op.operands[0])))
-            counts = weight(rewriter, op, divisors, wide, "divisor")
-            y = _pool(rewriter, self.shapes, op, window, 0.0, scalar.ADD, counts)
-        self.replace(rewriter, op, [y])
+        divisor: float | str = (
+            COUNT_TAPS if window.needs_padding() else float(math.prod(window.kernel))
+        )
+        return _pool(
+            rewriter, shapes, op, window, 0.0, scalar.ADD, divisor, finish, read, accumulate
+        )
+    divisors = average_divisors(window, include_pad)
+    if np.any(divisors == 0):
+        raise unsupported(op, "a pooling window holds no input element")
+    if np.all(divisors == divisors.flat[0]):
+        each: SSAValue | float = float(divisors.flat[0])
+    else:
+        wide = accumulate or accumulator_type(element_type(buffer_of(rewriter, op.operands[0])))
+        each = weight(rewriter, op, divisors, wide, "divisor")
+    return _pool(rewriter, shapes, op, window, 0.0, scalar.ADD, each, finish, read, accumulate)
 
 
 def _global_pool(
