@@ -38,6 +38,7 @@ from tests.models import MLPERF_TINY, build, export  # noqa: E402
 ALLOWED_STEPS = {"ResNet8": 1}
 """Steps of the output scale a network may differ by (see the docstring)."""
 
+
 class _Calibration(quantization.CalibrationDataReader):
     def __init__(self, shape: tuple[int, ...]) -> None:
         rng = np.random.default_rng(3)

@@ -663,9 +663,7 @@ def _quantized_residual(
     return result, float(scale), names
 
 
-def _quantized_pool(
-    b: Builder, x: Value, elem: int, names: list[str]
-) -> tuple[Value, list[str]]:
+def _quantized_pool(b: Builder, x: Value, elem: int, names: list[str]) -> tuple[Value, list[str]]:
     """An AveragePool in QDQ form, requantized at x's scale (as onnxruntime's
     quantizer writes one), over the whole map (DS-CNN's) or a 2x2 or 3x3
     window, padded or not, the padding counted or not; the result and its

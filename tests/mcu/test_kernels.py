@@ -54,7 +54,8 @@ def test_convolution(name: str) -> None:
 def test_epilogues_and_pools() -> None:
     model = _epilogues()
     ops = _kernel_ops(model, TARGET)
-    assert ops.count("kernel.conv") == 5 and ops.count("kernel.pool") == 3
+    # the Add of two pools' results runs blocked, and so the pool after it
+    assert ops.count("kernel.conv") == 5 and ops.count("kernel.pool") == 4
     _compare(model, TARGET)
 
 
