@@ -305,7 +305,12 @@ class QconvOp(OnnxOp):
             _Param("X", "T1", "NCHW input"),
             _Param("W", "W", "weights packed in int32 words (depthwise: int8 taps)"),
             _Param("B", "I", "int32 bias, one per row of W"),
-            _Param("S", "F", "requantization multipliers, one per row of W"),
+            _Param(
+                "S",
+                "F",
+                "requantization multipliers, one per row of W: floats, or int32 "
+                "(mantissa, right shift) pairs [rows, 2] (fixed point)",
+            ),
         ],
         outputs=[_Param("Y", "T2", "NCHW result")],
         type_constraints=[
@@ -313,7 +318,7 @@ class QconvOp(OnnxOp):
             ("T2", ["tensor(int8)", "tensor(uint8)"], "Y's type"),
             ("W", ["tensor(int32)", "tensor(int8)"], "packed weights"),
             ("I", ["tensor(int32)"], "bias"),
-            ("F", ["tensor(float)"], "multipliers"),
+            ("F", ["tensor(float)", "tensor(int32)"], "multipliers"),
         ],
         attributes=[
             *_window(),

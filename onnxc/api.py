@@ -374,6 +374,7 @@ def _import_and_lower(
             "loops",
             on_stage=stage_ended,
             target=options.target,
+            requantize=options.requantize,
             profile=options.profile,
         )
     return module, imported
@@ -554,6 +555,7 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     opt_level: int = 2,
     timeout: float = DEFAULT_TIMEOUT,
     binary_weights: bool | None = None,
+    requantize: str = "exact",
     cache: bool = True,
     progress: Progress | None = None,
 ) -> CompiledModel:
@@ -564,6 +566,8 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     stem), `opt_level` the C compiler's -O level, `binary_weights` whether the
     weights go to a binary file the loaded model maps instead of into the C
     (None: above `onnxc.options.AUTO_BINARY_WEIGHTS` bytes on the host).
+    `requantize="fixed"` requantizes the Cortex-M targets' integer
+    convolutions in fixed point (`onnxc.options.REQUANTIZE`).
     `target` is "host" or an MCU target from `TARGETS`: the model is then
     cross-compiled into an ELF and each run executes it in the target's
     emulator, stopped after `timeout` seconds.
@@ -582,5 +586,6 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
         opt_level=opt_level,
         timeout=timeout,
         binary_weights=binary_weights,
+        requantize=requantize,
     )
     return compile_with(model, options, cache=cache, progress=progress)

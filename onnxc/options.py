@@ -14,6 +14,13 @@ from onnxc.targets import get_target
 DEFAULT_TIMEOUT = 60.0
 """Seconds one emulator run may take before it is stopped."""
 
+REQUANTIZE = {
+    "exact": "in float, as onnxruntime's kernels: its outputs to the bit",
+    "fixed": "in integers, an int32 multiplier and shift per channel as TFLite "
+    "computes them (no float arithmetic; within 1 step of exact)",
+}
+"""How `kernel.qconv` requantizes its int32 sums (`requantize`)."""
+
 AUTO_BINARY_WEIGHTS = 64 << 20
 """Weights of more bytes go to a binary file by default on host targets:
 as C text they would be about 2.7 times as big, and the C compiler's time
@@ -42,7 +49,9 @@ class CompileOptions:
     `NAME_weights.c`; `binary_weights` writes them to the binary file
     `NAME.weights` instead of C (None: when they exceed
     `AUTO_BINARY_WEIGHTS` bytes on a host target; MCU targets keep them in
-    the C, in flash); `timeout` limits each emulator run (seconds); `profile`
+    the C, in flash); `requantize` how the integer convolutions of the
+    Cortex-M targets requantize their sums (`REQUANTIZE`); `timeout` limits
+    each emulator run (seconds); `profile`
     makes a profiling build, whose C calls the `onnxc_profile_mark` hook where
     each node's code starts (see `onnxc.tools.bench_layers`)."""
 
@@ -54,6 +63,7 @@ class CompileOptions:
     opt_level: int = 2
     separate_weights: bool = False
     binary_weights: bool | None = None
+    requantize: str = "exact"
     timeout: float = DEFAULT_TIMEOUT
     profile: bool = False
 
@@ -69,6 +79,7 @@ class CompileOptions:
         opt_level: int = 2,
         separate_weights: bool = False,
         binary_weights: bool | None = None,
+        requantize: str = "exact",
         timeout: float = DEFAULT_TIMEOUT,
         profile: bool = False,
     ) -> CompileOptions:
@@ -78,6 +89,15 @@ class CompileOptions:
             raise OnnxcError(
                 f"weights as a binary file are for host targets: on {target} they stay "
                 "in the C (flash)"
+            )
+        if requantize not in REQUANTIZE:
+            raise OnnxcError(
+                f"requantize must be one of {', '.join(REQUANTIZE)}, got {requantize!r}"
+            )
+        if requantize != "exact" and get_target(target).is_host:
+            raise OnnxcError(
+                f"requantize={requantize!r} is for the Cortex-M targets: on {target} the "
+                "integer convolutions requantize exactly"
             )
         if not 0 <= opt_level <= 3:
             raise OnnxcError(f"opt_level must be 0 to 3, got {opt_level}")
@@ -91,6 +111,7 @@ class CompileOptions:
             opt_level=opt_level,
             separate_weights=separate_weights,
             binary_weights=binary_weights,
+            requantize=requantize,
             timeout=float(timeout),
             profile=profile,
         )
@@ -108,6 +129,7 @@ class CompileOptions:
             "shapes": self.shapes,
             "max_dims": self.max_dims,
             "target": self.target,
+            "requantize": "" if self.requantize == "exact" else self.requantize,
             "profile": self.profile,
         }
         return ", ".join(f"{k}={v!r}" for k, v in shown.items() if v)

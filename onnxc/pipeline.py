@@ -64,13 +64,15 @@ def lower(
     *,
     on_stage: Callable[[str, ModuleOp], None] | None = None,
     target: str = "host",
+    requantize: str = "exact",
     profile: bool = False,
 ) -> ModuleOp:
     """Run the passes up to and including stage `until` (in place).
 
     `on_stage(stage, module)` is called after each stage's passes, so a caller
     can look at (not change) every level of one compilation. Passes with a
-    `target` option (select-kernels) get `target`. With `profile`, the last
+    `target` or `requantize` option (select-kernels) get `target` and
+    `requantize` (`onnxc.options.REQUANTIZE`). With `profile`, the last
     stage ends with `PROFILE_PASSES` (when `until` is the last stage)."""
     if until not in STAGE_NAMES:
         raise OnnxcError(f"unknown stage '{until}' (stages: {', '.join(STAGE_NAMES)})")
@@ -81,8 +83,9 @@ def lower(
         names = (*stage.passes, *(PROFILE_PASSES if profile and last else ()))
         for name in names:
             cls = pass_class(name)
-            options = {"target": target} if "target" in cls.__dataclass_fields__ else {}
-            cls(**options).apply(ctx, module)
+            given = {"target": target, "requantize": requantize}
+            fields = cls.__dataclass_fields__
+            cls(**{k: v for k, v in given.items() if k in fields}).apply(ctx, module)
             if each_pass or name == names[-1]:
                 _verify(module, name if each_pass else ", ".join(names))
         if on_stage is not None:

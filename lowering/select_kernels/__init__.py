@@ -84,6 +84,7 @@ class SelectKernelsPass(ModulePass):
     name = "select-kernels"
 
     target: str = "host"
+    requantize: str = "exact"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = get_target(self.target)
@@ -92,7 +93,12 @@ class SelectKernelsPass(ModulePass):
             ctx.load_registered_dialect(Builtin.name)  # packed weights are builtin resources
         for function in op.ops:
             if isinstance(function, func.FuncOp) and function.body.blocks:
-                select_quantized_convs(function.body.block, {}, rows=target.integer_rows)
+                select_quantized_convs(
+                    function.body.block,
+                    {},
+                    rows=target.integer_rows,
+                    fixed=self.requantize == "fixed",
+                )
                 if kernels is not None:
                     _select(function.body.block, kernels)
                 # a kernel's result may be more static than the value it

@@ -18,7 +18,10 @@ no chain leaves the float kernels for the plain integer loops.
 The multiplier of output channel m is `float(float(x_scale * w_scale[m]) /
 y_scale)` in single precision, onnxruntime's QLinearConv's: the kernel's
 `acc * multiplier`, clamped, rounded half to even and offset by y's zero
-point, is then its requantization to the bit.
+point, is then its requantization to the bit. With `requantize="fixed"`
+(`onnxc.options.REQUANTIZE`) the Cortex-M kernels take each multiplier as
+an int32 mantissa and a shift instead (`fixed_point`) and requantize
+without float arithmetic, within one step of the exact result.
 """
 
 from __future__ import annotations
@@ -190,15 +193,37 @@ def multipliers(
     return (product / np.float32(y_scale)).astype(np.float32)
 
 
-def select_quantized_convs(block: Block, made: Made, *, rows: bool) -> None:
+def fixed_point(scale: np.ndarray) -> np.ndarray | None:
+    """The multipliers `scale` in fixed point, as TFLite's QuantizeMultiplier
+    computes them: [channels, 2] int32 (M, n) with scale = M * 2^-n, M a
+    31-bit mantissa in [2^30, 2^31) rounded to nearest, n in [1, 62] (a
+    multiplier below 2^-32 is 0: it maps every int32 sum below half a
+    step). None when one is 2^29 or more (too few bits left to shift),
+    negative or not finite: such a convolution keeps the float multiply."""
+    values = scale.astype(np.float64)
+    if not np.isfinite(values).all() or (values < 0).any() or (values >= 2.0**29).any():
+        return None
+    mantissa, exponent = np.frexp(values)  # values = mantissa * 2^exponent, mantissa in [0.5, 1)
+    words = np.round(mantissa * 2.0**31).astype(np.int64)
+    carry = words == 1 << 31
+    words[carry] >>= 1
+    exponent = exponent + carry
+    shift = 31 - exponent.astype(np.int64)
+    tiny = (values == 0) | (shift > 62)
+    words[tiny], shift[tiny] = 0, 31
+    return np.stack([words, shift], axis=1).astype(np.int32)
+
+
+def select_quantized_convs(block: Block, made: Made, *, rows: bool, fixed: bool = False) -> None:
     """Every QLinearConv `fits` takes, whose parameters are constants of the
     kinds it needs, as a `kernel.qconv`; dense ones of `form` "rows" when
-    `rows` (the target's `integer_rows`), else "pairs"."""
+    `rows` (the target's `integer_rows`), else "pairs". With `fixed`, the
+    multipliers of the "pairs" kernels are in fixed point (`fixed_point`)."""
     for conv in [o for o in block.ops if isinstance(o, onnx.QLinearConvOp)]:
-        _select(conv, made, rows)
+        _select(conv, made, rows, fixed)
 
 
-def _select(conv: onnx.QLinearConvOp, made: Made, rows: bool) -> None:
+def _select(conv: onnx.QLinearConvOp, made: Made, rows: bool, fixed: bool) -> None:
     weights = constant_of(conv.w)
     if weights is None or weights.dtype != np.int8:
         return
@@ -245,6 +270,9 @@ def _select(conv: onnx.QLinearConvOp, made: Made, rows: bool) -> None:
             arrays = (pack_weights(weights), *_padded_rows(bias, scale))
         else:
             arrays = _depthwise(weights, bias, scale, int(x_point))
+        in_fixed_point = fixed_point(arrays[2]) if fixed and form == "pairs" else None
+        if in_fixed_point is not None:
+            arrays = (arrays[0], arrays[1], in_fixed_point)
         hint = conv.w.name_hint or "qconv"
         suffix = {"rows": "rows", "pairs": "words"}[form] if group == 1 else "taps"
         made[key] = constant_op(arrays[0], f"{hint}_{suffix}", point)

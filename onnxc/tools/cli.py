@@ -103,6 +103,7 @@ def _compile(args: argparse.Namespace) -> int:
                 args.emit,
                 on_stage=None if progress is None else lambda s, _: progress.step(f"lower: {s}"),
                 target=options.target,
+                requantize=options.requantize,
             )
         if progress is not None:
             progress.total()
@@ -302,6 +303,15 @@ def build_parser() -> argparse.ArgumentParser:
             choices=list(TARGETS),
             help="what the C is built for and run on (default host); MCU targets run in "
             "an emulator. " + "; ".join(f"{t.name}: {t.description}" for t in TARGETS.values()),
+        )
+        from onnxc.options import REQUANTIZE
+
+        sub.add_argument(
+            "--requantize",
+            default="exact",
+            choices=list(REQUANTIZE),
+            help="how the Cortex-M targets' integer convolutions requantize their sums "
+            "(default exact). " + "; ".join(f"{k}: {v}" for k, v in REQUANTIZE.items()),
         )
         chatter = sub.add_mutually_exclusive_group()
         chatter.add_argument(

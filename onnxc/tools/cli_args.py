@@ -84,6 +84,7 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         target=args.target,
         separate_weights=getattr(args, "weights_file", False),
         binary_weights=getattr(args, "weights_binary", None),
+        requantize=getattr(args, "requantize", "exact"),
     )
 
 

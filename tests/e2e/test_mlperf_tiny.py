@@ -74,7 +74,7 @@ def quantized(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str],
     return paths
 
 
-def _steps(path: Path, target: str) -> float:
+def _steps(path: Path, target: str, requantize: str = "exact") -> float:
     """The largest difference from onnxruntime, in steps of the output's scale."""
     model = onnx.load(path)
     (last,) = [n for n in model.graph.node if n.output[0] == model.graph.output[0].name]
@@ -84,7 +84,7 @@ def _steps(path: Path, target: str) -> float:
     x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     want = session.run(None, {"input": x})[0]
-    got = onnxc.compile(path, target=target).run({"input": x})["output"]
+    got = onnxc.compile(path, target=target, requantize=requantize).run({"input": x})["output"]
     return float(np.abs(got.astype(np.float64) - want).max() / float(scales[last.input[1]]))
 
 
@@ -97,6 +97,18 @@ def test_matches_onnxruntime(
     if target != "host" and MISSING_ARM_TOOLS is not None:
         pytest.skip(MISSING_ARM_TOOLS)
     assert _steps(quantized[name, quant_format], target) <= ALLOWED_STEPS.get(name, 0)
+
+
+@pytest.mark.parametrize("name", list(MLPERF_TINY))
+def test_fixed_point_requantization_on_the_cortex_m0(
+    quantized: dict[tuple[str, str], Path], name: str
+) -> None:
+    """`requantize="fixed"` (no float arithmetic in the convolutions): each
+    requantization within one step of the exact one; at the networks'
+    outputs, at most one step from onnxruntime's (none seen)."""
+    if MISSING_ARM_TOOLS is not None:
+        pytest.skip(MISSING_ARM_TOOLS)
+    assert _steps(quantized[name, "QDQ"], "cortex-m0", "fixed") <= 1
 
 
 @pytest.mark.parametrize("name", list(MLPERF_TINY))

@@ -26,6 +26,7 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from xdsl.dialects.builtin import TensorType
 
 import onnxc
 from onnxc.dialects import kernel
@@ -315,3 +316,156 @@ def test_quantized_average_pool_is_fused(
     assert sum(isinstance(op, kernel.QaveragePoolOp) for op in module.walk()) == 1
     if target == "host" or MISSING_ARM_TOOLS is None:
         _assert_exact(model, target)
+
+
+def test_fixed_point_multipliers() -> None:
+    """`fixed_point` gives M * 2^-n within half a unit of M's last bit of
+    each multiplier, M a 31-bit mantissa; 0 and multipliers below 2^-32 are
+    0; one of 2^29 or more (or negative) keeps the float multiply."""
+    scale = np.array([0.75, 1e-3, 0.5, 3.0, 2.0**-20, 1.9999999, 0.0, 2.0**-40], np.float32)
+    pairs = quantized.fixed_point(scale)
+    assert pairs is not None and pairs.dtype == np.int32
+    words, shifts = pairs[:, 0].astype(np.float64), pairs[:, 1]
+    live = scale >= 2.0**-32
+    assert ((words[live] >= 2**30) & (words[live] < 2**31)).all()
+    assert ((shifts >= 1) & (shifts <= 62)).all()
+    values = words * 2.0 ** -shifts.astype(np.float64)
+    assert np.all(np.abs(values - scale) <= 2.0 ** (-shifts.astype(np.float64)) / 2)
+    assert list(pairs[~live].reshape(-1)) == [0, 31, 0, 31]
+    assert quantized.fixed_point(np.array([0.5, 2.0**29], np.float32)) is None
+    assert quantized.fixed_point(np.array([-0.5], np.float32)) is None
+
+
+@pytest.mark.parametrize("target", ["cortex-m0", "cortex-m4"])
+@pytest.mark.parametrize("name", ["3x3_pad1", "depthwise", "stride2", "one_channel_stem"])
+def test_fixed_point_requantization_is_within_one_step(
+    tmp_path: Path, target: str, name: str
+) -> None:
+    """`requantize="fixed"`: the Cortex-M kernels requantize with an int32
+    mantissa and shift per channel, no float; every output within one step
+    of onnxruntime's (ties round up, the mantissa has 31 bits)."""
+    activations = "QUInt8" if name == "depthwise" else "QInt8"
+    model = _quantized(CONVS[name](), tmp_path, "QDQ", activations, True)
+    module = lower(import_model(model).module, "kernels", target=target, requantize="fixed")
+    convs = [op for op in module.walk() if isinstance(op, kernel.QconvOp)]
+    assert convs and all(
+        isinstance(op.S.type, TensorType) and op.S.type.get_shape()[1:] == (2,) for op in convs
+    )
+    if MISSING_ARM_TOOLS is not None:
+        pytest.skip(MISSING_ARM_TOOLS)
+    x_shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    x = (np.random.default_rng(1).standard_normal(x_shape) * 1.5).astype(np.float32)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    want = session.run(None, {"x": x})[0].astype(np.int64)
+    got = onnxc.compile(model, target=target, requantize="fixed").run({"x": x})["y"]
+    assert np.abs(got.astype(np.int64) - want).max() <= 1
+
+
+def test_fixed_point_requantization_is_for_the_cortex_m_targets() -> None:
+    """A one-line error where it does not apply, or for another name."""
+    with pytest.raises(onnxc.OnnxcError, match="requantize='fixed' is for the Cortex-M targets"):
+        onnxc.compile(CONVS["3x3_pad1"](), requantize="fixed")
+    with pytest.raises(onnxc.OnnxcError, match="requantize must be one of exact, fixed"):
+        onnxc.compile(CONVS["3x3_pad1"](), target="cortex-m0", requantize="tflite")
+
+
+def test_fixed_point_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`onnxc compile --requantize fixed`: the C says so in its banner and
+    holds the multipliers as int32 pairs; on the host it is a one-line error."""
+    from onnxc.tools.cli import main
+
+    path = tmp_path / "conv.onnx"
+    onnx.save(_quantized(CONVS["3x3_pad1"](), tmp_path, "QDQ", "QInt8", True), path)
+    out = tmp_path / "c"
+    assert (
+        main(
+            [
+                "compile",
+                str(path),
+                "--target",
+                "cortex-m0",
+                "--requantize",
+                "fixed",
+                "-q",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    source = (out / "conv.c").read_text()
+    assert "requantize='fixed'" in source.splitlines()[1]
+    assert main(["compile", str(path), "--requantize", "fixed", "-q", "-o", str(out)]) != 0
+    (error,) = capsys.readouterr().err.strip().splitlines()
+    assert "requantize='fixed' is for the Cortex-M targets" in error
+
+
+def _random_qlinear_conv(seed: int) -> tuple[onnx.ModelProto, np.ndarray]:
+    """A QLinearConv of random geometry, scales, zero points and bias, and
+    an input for it: y's scale puts most sums inside the output's range;
+    odd seeds make every scale a power of two, so that sums land on exact
+    half steps (ties, which the fixed-point rounding breaks upwards)."""
+    rng = np.random.default_rng(seed)
+    c, m = int(rng.integers(1, 9)), int(rng.integers(1, 9))
+    k = int(rng.choice([1, 3]))
+    group = c if c == m and rng.random() < 0.4 else 1
+    h, w = (int(v) for v in rng.integers(k, 9, 2))
+    x_scale = float(np.exp(rng.uniform(-5, 0)))
+    w_scale = np.exp(rng.uniform(-5, -3, m))
+    spread = x_scale * float(w_scale.mean()) * 5000 * np.sqrt(c // group * k * k)
+    y_scale = spread / float(rng.choice([60, 120]))
+    x_point, y_point = (int(v) for v in rng.integers(-20, 21, 2))
+    weights = rng.integers(-127, 128, (m, c // group, k, k)).astype(np.int8)
+    bias = rng.integers(-5000, 5001, m).astype(np.int32)
+    x = rng.integers(-128, 128, (1, c, h, w)).astype(np.int8)
+    if seed % 2:  # multipliers of 1/4 and 1/8 of small sums: many exact ties
+        x_scale, y_scale = 2.0**-4, 2.0**-8
+        w_scale = 2.0 ** -rng.integers(6, 8, m).astype(np.float64)
+        weights, bias = weights // 40, bias // 250
+        x = (x // 30 + x_point).astype(np.int8)
+    w_scale = w_scale.astype(np.float32)
+    initializers = {
+        "xs": np.array(x_scale, np.float32),
+        "xz": np.array(x_point, np.int8),
+        "w": weights,
+        "ws": w_scale,
+        "wz": np.zeros(m, np.int8),
+        "ys": np.array(y_scale, np.float32),
+        "yz": np.array(y_point, np.int8),
+        "b": bias,
+    }
+    node = helper.make_node(
+        "QLinearConv",
+        ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"],
+        ["y"],
+        group=group,
+        pads=[k // 2] * 4,
+    )
+    graph = helper.make_graph(
+        [node],
+        "random_qconv",
+        [helper.make_tensor_value_info("x", TensorProto.INT8, [1, c, h, w])],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, [1, m, h, w])],
+        [numpy_helper.from_array(v, n) for n, v in initializers.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    return model, x
+
+
+@needs_arm
+@pytest.mark.parametrize("seed", range(8))
+def test_fixed_point_requantization_of_random_convolutions(seed: int) -> None:
+    """Random QLinearConvs on the Cortex-M0 with `requantize="fixed"`: each
+    output within one step of onnxruntime's; away from ties (even seeds)
+    nearly all equal."""
+    model, x = _random_qlinear_conv(seed)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    want = session.run(None, {"x": x})[0].astype(np.int64)
+    got = onnxc.compile(model, target="cortex-m0", requantize="fixed").run({"x": x})["y"]
+    difference = np.abs(got.astype(np.int64) - want)
+    assert difference.max() <= 1
+    if seed % 2 == 0:
+        assert (difference == 0).mean() > 0.95

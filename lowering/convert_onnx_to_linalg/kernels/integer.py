@@ -8,11 +8,18 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import Float32Type
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import Float32Type, i64
 from xdsl.ir import SSAValue
 
 from onnxc.lowering.convert_onnx_to_linalg import scalar
-from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import Arith, inside_outputs, remainder
+from onnxc.lowering.convert_onnx_to_linalg.common import element_type
+from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import (
+    Arith,
+    inside_outputs,
+    load,
+    remainder,
+)
 from onnxc.lowering.convert_onnx_to_linalg.quantization.quantization import quantize
 from onnxc.lowering.index_arith import Size
 
@@ -98,11 +105,56 @@ class IntegerKernel:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+Multiplier = SSAValue | tuple[SSAValue, SSAValue]
+"""A channel's requantization multiplier: a float, or in fixed point an
+int32 mantissa M and right shift n (the multiplier is M * 2^-n)."""
+
+
+def channel_multiplier(b: Builder, scale: SSAValue, row: Size) -> Multiplier:
+    """The multiplier of output channel `row` from a kernel.qconv's S: one
+    float, or one (M, n) row of int32 pairs (`select_kernels.quantized.fixed_point`)."""
+    if isinstance(element_type(scale), Float32Type):
+        return load(b, scale, [row])
+    return load(b, scale, [row, 0]), load(b, scale, [row, 1])
+
+
 def requantized(
-    b: Builder, total: SSAValue, multiplier: SSAValue, zero_point: SSAValue
+    b: Builder, total: SSAValue, multiplier: Multiplier, zero_point: SSAValue
 ) -> SSAValue:
     """An int32 sum as its output: in float times the channel's multiplier,
     then QuantizeLinear's clamp, rounding and zero point (the type of
-    `zero_point`), onnxruntime's `MlasRequantizeOutput` step for step."""
+    `zero_point`), onnxruntime's `MlasRequantizeOutput` step for step; or,
+    with a fixed-point multiplier, `_fixed`."""
+    if isinstance(multiplier, tuple):
+        return _fixed(b, total, *multiplier, zero_point)
     value = scalar.MUL(b, scalar.convert(b, total, Float32Type()), multiplier)
     return quantize(b, value, zero_point, zero_point.type)
+
+
+def _fixed(
+    b: Builder, total: SSAValue, mantissa: SSAValue, shift: SSAValue, zero_point: SSAValue
+) -> SSAValue:
+    """round(total * M / 2^n), ties up, clamped to the output's range less
+    its zero point, plus the zero point, in 64-bit integers with defined C
+    behaviour throughout: |total * M| < 2^62, so total * M + 2^62 is
+    non-negative; adding 2^(n-1) (wrapping) and shifting right logically by
+    n gives floor((total * M + 2^62 + 2^(n-1)) / 2^n), less 2^(62-n) the
+    rounded quotient. One 64-bit multiply, no float."""
+    wide = i64
+    one = scalar.constant(b, 1, wide)
+    product = scalar.MUL(b, scalar.convert(b, total, wide), scalar.convert(b, mantissa, wide))
+    n = scalar.convert(b, shift, wide)
+    biased = b.insert(arith.AddiOp(product, scalar.constant(b, 1 << 62, wide))).result
+    half = b.insert(arith.ShLIOp(one, b.insert(arith.SubiOp(n, one)).result)).result
+    rounded = b.insert(arith.AddiOp(biased, half)).result
+    quotient = b.insert(arith.ShRUIOp(rounded, n)).result
+    offset = b.insert(
+        arith.ShLIOp(one, b.insert(arith.SubiOp(scalar.constant(b, 62, wide), n)).result)
+    ).result
+    value = b.insert(arith.SubiOp(quotient, offset)).result
+    target = zero_point.type
+    point = scalar.convert(b, zero_point, wide)
+    low = scalar.SUB(b, scalar.constant(b, scalar.lowest(target), wide), point)
+    high = scalar.SUB(b, scalar.constant(b, scalar.highest(target), wide), point)
+    value = scalar.MIN(b, scalar.MAX(b, value, low), high)
+    return scalar.convert(b, scalar.ADD(b, value, point), target)

@@ -49,6 +49,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
 from onnxc.lowering.convert_onnx_to_linalg.kernels.integer import (
     Geometry,
     IntegerKernel,
+    channel_multiplier,
     requantized,
 )
 from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import Arith, load, remainder
@@ -317,7 +318,7 @@ class _Kernel(IntegerKernel):
         target = element_type(self.out)
         zero_point = scalar.constant(b, self.y_zero_point, target)
         for r, row in enumerate(row_at):
-            multiplier = load(b, self.scale, [row])
+            multiplier = channel_multiplier(b, self.scale, row)
             for c, (oh, ow) in enumerate(places):
                 value = requantized(b, sums[r * len(places) + c], multiplier, zero_point)
                 at = [n, row, a.index(oh), a.index(ow)]  # row: an index value

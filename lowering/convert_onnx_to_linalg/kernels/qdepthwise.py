@@ -24,7 +24,12 @@ from xdsl.ir import SSAValue
 
 from onnxc.lowering.convert_onnx_to_linalg import scalar
 from onnxc.lowering.convert_onnx_to_linalg.common import element_type
-from onnxc.lowering.convert_onnx_to_linalg.kernels.integer import IntegerKernel, requantized
+from onnxc.lowering.convert_onnx_to_linalg.kernels.integer import (
+    IntegerKernel,
+    Multiplier,
+    channel_multiplier,
+    requantized,
+)
 from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import Arith, load
 from onnxc.lowering.convert_onnx_to_linalg.scf_loops import for_range
 from onnxc.lowering.index_arith import Size
@@ -52,7 +57,7 @@ class Depthwise(IntegerKernel):
         count = g.kernel_shape[0] * g.kernel_shape[1]
         weights = [scalar.convert(b, load(b, self.taps, [c, t]), I32) for t in range(count)]
         start = load(b, self.bias, [c])
-        multiplier = load(b, self.scale, [c])
+        multiplier = channel_multiplier(b, self.scale, c)
         zero_point = scalar.constant(b, self.y_zero_point, element_type(self.out))
         pixel = _Pixel(self, n, c, weights, start, multiplier, zero_point)
         (top, bottom), (left, right) = g.inside(0), g.inside(1)
@@ -69,7 +74,7 @@ class _Pixel:
     c: SSAValue
     weights: list[SSAValue]
     start: SSAValue
-    multiplier: SSAValue
+    multiplier: Multiplier
     zero_point: SSAValue
 
     def rows(self, b: Builder, lo: int, hi: int, spans: list[tuple[int, int, bool]]) -> None:
