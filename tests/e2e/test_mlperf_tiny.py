@@ -1,12 +1,14 @@
 """MLPerf Tiny's four reference networks (ResNet-8, DS-CNN at 64 channels,
 MobileNetV1 at width 0.25 for visual wake words, the fully connected
-autoencoder), quantized by onnxruntime's tool (int8 activations, int8
-weights per output channel) in both its formats, on onnxc's integer kernels.
+autoencoder), and the test suite's MobileNetV2-style and 32-channel DS-CNN,
+quantized by onnxruntime's tool (int8 activations, int8 weights per output
+channel) in both its formats, on onnxc's integer kernels.
 
 Every convolution and fully connected layer of them becomes `kernel.qconv`
 on the Cortex-M4, and its arena holds int8 activations (at most half the
 float build's). Outputs equal onnxruntime's on the host and on the emulated
-Cortex-M4 and Cortex-M0: the model's output is dequantized from int8, so
+Cortex-M4 and Cortex-M0 (and host-portable): the model's output is
+dequantized from int8, so
 they are compared in steps of its scale. ResNet-8 is allowed one step:
 onnxruntime on x86 runs a convolution whose int8 input another operator also
 reads (a residual block's) in float, in an order of its own, where onnxc
@@ -35,6 +37,10 @@ from onnxc.pipeline import lower  # noqa: E402
 from tests.mcu.tools import MISSING_ARM_TOOLS  # noqa: E402
 from tests.models import MLPERF_TINY, build, export  # noqa: E402
 
+NETWORKS = [*MLPERF_TINY, "MobileNetV2Small", "DSCNN"]
+"""The networks compared with onnxruntime: MLPerf Tiny's and two of the
+test suite's CNNs."""
+
 ALLOWED_STEPS = {"ResNet8": 1}
 """Steps of the output scale a network may differ by (see the docstring)."""
 
@@ -55,7 +61,7 @@ def quantized(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str],
     """Each network in each format, and its float model under (name, "float")."""
     folder = tmp_path_factory.mktemp("mlperf_tiny")
     paths: dict[tuple[str, str], Path] = {}
-    for name in MLPERF_TINY:
+    for name in NETWORKS:
         model, example = build(name)
         source = export(model, example, folder / f"{name}.onnx", dynamo=False)
         paths[name, "float"] = source
@@ -89,8 +95,8 @@ def _steps(path: Path, target: str, requantize: str = "exact") -> float:
 
 
 @pytest.mark.parametrize("quant_format", ["QDQ", "QOperator"])
-@pytest.mark.parametrize("name", list(MLPERF_TINY))
-@pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m0"])
+@pytest.mark.parametrize("name", NETWORKS)
+@pytest.mark.parametrize("target", ["host", "host-portable", "cortex-m4", "cortex-m0"])
 def test_matches_onnxruntime(
     quantized: dict[tuple[str, str], Path], name: str, quant_format: str, target: str
 ) -> None:
