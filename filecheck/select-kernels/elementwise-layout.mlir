@@ -106,3 +106,29 @@ func.func @kept(%x: tensor<1x8x4x4xf32>, %v: tensor<1x18x4x4xf32>) -> (tensor<1x
 // CHECK:         "onnx.Mul"({{.*}}) {onnx_node_name = "broadcast"} : (tensor<1x1x1x1x8xf32>, tensor<f32>)
 // CHECK:         "onnx.Add"({{.*}}, %x) {onnx_node_name = "expand"} : (tensor<1x8x1x1xf32>, tensor<1x8x4x4xf32>)
 // CHECK:         "onnx.Mul"({{.*}}, %two) {onnx_node_name = "padded"} : (tensor<1x18x4x4xf32>, tensor<f32>)
+
+// -----
+
+// A SiLU between two convolutions (x * Sigmoid(x)): the Sigmoid, and the Mul
+// of two blocked values, run blocked; the convolutions pass the layout on.
+// A Relu after a kernel still fuses into it first.
+func.func @silu(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %w = "onnx.Constant"() <{value = dense<0.5> : tensor<8x8x1x1xf32>}> {onnx_node_name = "w"} : () -> tensor<8x8x1x1xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %c1 = "onnx.Conv"(%x, %w, %none) {onnx_node_name = "conv1"} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>, none) -> tensor<1x8x4x4xf32>
+  %s = "onnx.Sigmoid"(%c1) {onnx_node_name = "sigmoid"} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %m = "onnx.Mul"(%c1, %s) {onnx_node_name = "silu"} : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %c2 = "onnx.Conv"(%m, %w, %none) {onnx_node_name = "conv2"} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>, none) -> tensor<1x8x4x4xf32>
+  %r = "onnx.Relu"(%c2) {onnx_node_name = "relu"} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  func.return %r : tensor<1x8x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @silu
+// CHECK:         %[[C1:.*]] = "kernel.conv"
+// CHECK-NEXT:    %[[S:.*]] = "onnx.Sigmoid"(%[[C1]]) {onnx_node_name = "sigmoid"} : (tensor<1x1x4x4x8xf32>) -> tensor<1x1x4x4x8xf32>
+// CHECK-NEXT:    %[[M:.*]] = "onnx.Mul"(%[[C1]], %[[S]]) {onnx_node_name = "silu"} : (tensor<1x1x4x4x8xf32>, tensor<1x1x4x4x8xf32>) -> tensor<1x1x4x4x8xf32>
+// CHECK-NOT:     kernel.block
+// CHECK:         %[[C2:.*]] = "kernel.conv"(%[[M]], {{.*}}activation = "Relu"{{.*}}onnx_node_name = "conv2+relu"
+// CHECK-NEXT:    %[[Y:.*]] = "kernel.unblock"(%[[C2]])
+// CHECK-NOT:     onnx.Relu
+// CHECK:         func.return %[[Y]]

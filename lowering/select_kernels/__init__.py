@@ -122,8 +122,9 @@ def _select(block: Block, kernels: Kernels) -> None:
             changed |= fuse_user(view, kernels, made)
         for pool in [o for o in block.ops if isinstance(o, _POOLS)]:
             changed |= _block_pool(pool)
-        for elementwise in [o for o in block.ops if isinstance(o, SUNK)]:
-            changed |= sink_unblock(elementwise, made)
+        if not changed:  # once nothing fuses into a kernel any more
+            for elementwise in [o for o in block.ops if isinstance(o, SUNK)]:
+                changed |= sink_unblock(elementwise, made)
     for reblock in [o for o in block.ops if isinstance(o, kernel.BlockOp)]:
         pass_layout_on(reblock)
     for conv in [o for o in block.ops if isinstance(o, kernel.ConvOp)]:

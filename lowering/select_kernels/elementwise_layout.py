@@ -9,13 +9,15 @@ requantization chain of an exact-float QLinearConv (Mul by the multipliers,
 QuantizeLinear, the next convolution's DequantizeLinear; `exact_float.py`)
 and a quantized residual Add run between two kernels with no reorder.
 
-Taken: Mul, Add and Sub whose other operand is a constant of one element or
-one per channel (reblocked like the tensor), QuantizeLinear and
-DequantizeLinear with one scale and zero point, and `kernel.qadd` whose
-addends are both unblocked alike. Only blocks of whole channels (no padding
-lanes, `block_size` picks those for every channel count but odd ones above
-the lanes), so every element the operator computes is one it computed
-before.
+Taken: the unary elementwise operators (the activations, Exp, Sqrt, ...:
+a SiLU's Sigmoid, then its Mul of two unblocked values); Mul, Add, Sub,
+Div, Max and Min of unblocked values alike, or of one and a constant of one
+element or one per channel (reblocked like the tensor); Clip with bounds of
+one element; QuantizeLinear and DequantizeLinear with one scale and zero
+point; and `kernel.qadd` whose addends are both unblocked alike. Only blocks
+of whole channels (no padding lanes, `block_size` picks those for every
+channel count but odd ones above the lanes), so every element the operator
+computes is one it computed before.
 """
 
 from __future__ import annotations
@@ -29,9 +31,34 @@ from onnxc.dialects import kernel, onnx
 from onnxc.ir_names import ONNX_NODE_NAME
 from onnxc.lowering.select_kernels.building_blocks import Made, constant_of, constant_op
 
-_ARITHMETIC = (onnx.MulOp, onnx.AddOp, onnx.SubOp)
-_QUANTIZATION = (onnx.QuantizeLinearOp, onnx.DequantizeLinearOp, kernel.QaddOp)
-SUNK = (*_ARITHMETIC, *_QUANTIZATION)
+_ARITHMETIC = (onnx.MulOp, onnx.AddOp, onnx.SubOp, onnx.DivOp, onnx.MaxOp, onnx.MinOp)
+_UNARY = (
+    onnx.AbsOp,
+    onnx.CeilOp,
+    onnx.CosOp,
+    onnx.EluOp,
+    onnx.ErfOp,
+    onnx.ExpOp,
+    onnx.FloorOp,
+    onnx.GeluOp,
+    onnx.HardSigmoidOp,
+    onnx.HardSwishOp,
+    onnx.LeakyReluOp,
+    onnx.LogOp,
+    onnx.MishOp,
+    onnx.NegOp,
+    onnx.ReciprocalOp,
+    onnx.ReluOp,
+    onnx.RoundOp,
+    onnx.SeluOp,
+    onnx.SigmoidOp,
+    onnx.SinOp,
+    onnx.SoftplusOp,
+    onnx.SqrtOp,
+    onnx.TanhOp,
+)
+_PARAMETERISED = (onnx.ClipOp, onnx.QuantizeLinearOp, onnx.DequantizeLinearOp, kernel.QaddOp)
+SUNK = (*_ARITHMETIC, *_UNARY, *_PARAMETERISED)
 """The operators an unblock sinks below."""
 
 
@@ -103,8 +130,10 @@ def _blocked_shape(op: Operation, result_type: TensorType) -> list[int] | None:
         isinstance(op.A.owner, kernel.UnblockOp) and isinstance(op.B.owner, kernel.UnblockOp)
     ):
         return None
-    if isinstance(op, onnx.DequantizeLinearOp | onnx.QuantizeLinearOp) and (
-        op.attr("block_size") or not isinstance(op.operands[0].owner, kernel.UnblockOp)
+    if isinstance(op, onnx.DequantizeLinearOp | onnx.QuantizeLinearOp) and op.attr("block_size"):
+        return None
+    if isinstance(op, onnx.DequantizeLinearOp | onnx.QuantizeLinearOp | onnx.ClipOp) and (
+        not isinstance(op.operands[0].owner, kernel.UnblockOp)
     ):
         return None
     return list(shape)
