@@ -14,8 +14,8 @@ vector loop. Lanes past C in the last block are padding no operation reads.
 - `kernel.conv`: a 2-D convolution of a blocked input by weights packed at
   compile time, with its epilogue fused: `Y = act(X * W + B (+ R))`, where
   `R` is an optional blocked residual of Y's shape and `act` is `activation`
-  ("" for none, "Relu", "HardSwish", "Tanh", or "Clip" with
-  `clip_min`/`clip_max`). Dense
+  ("" for none, "Relu", "HardSwish", "Tanh", "Sigmoid", "Swish" (SiLU:
+  x * sigmoid(x)), or "Clip" with `clip_min`/`clip_max`). Dense
   weights are packed `[ceil(M/bo), C, KH, KW, w]` (w >= bo lanes: the
   accumulators' width, zero past bo), depthwise ones (`group`
   equals C equals M) `[ceil(C/bo), KH, KW, bo]`; `pixels` is the register
@@ -37,7 +37,7 @@ vector loop. Lanes past C in the last block are padding no operation reads.
   is the register block: how many rows of A one kernel step computes, each
   into `b` independent columns (`lanes`); with `fma`, each step of a sum is
   one fused multiply-add (one rounding instead of two). Its activation is
-  Relu, HardSwish or Clip (Tanh is kernel.conv's alone).
+  Relu, HardSwish or Clip (Tanh, Sigmoid and Swish are kernel.conv's alone).
 
 - `kernel.qconv`: an integer 2-D convolution of an int8 or uint8 NCHW X,
   requantized into an int8 or uint8 Y as it is stored:
@@ -142,7 +142,11 @@ def _window() -> list[OpSchema.Attribute]:
 def _activation() -> list[OpSchema.Attribute]:
     """The attributes of a fused activation."""
     return [
-        _default("activation", "", "'', 'Relu', 'HardSwish', 'Clip', or 'Tanh' (kernel.conv only)"),
+        _default(
+            "activation",
+            "",
+            "'', 'Relu', 'HardSwish', 'Clip', or 'Tanh', 'Sigmoid', 'Swish' (kernel.conv only)",
+        ),
         _default("clip_min", float("-inf"), "Clip's minimum"),
         _default("clip_max", float("inf"), "Clip's maximum"),
     ]

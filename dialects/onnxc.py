@@ -16,9 +16,11 @@ branch) starts; `onnxc.reserve` says how many of them a write is about
 to use (plan-memory turns it into a workspace check), and
 `onnxc.workspace_available` reads how many bytes the caller gave.
 
-One scalar operation is the runtime's own: `onnxc.uniform`, the random number
-of the random operators, which the C printer prints as a call of the
-runtime's counter-based generator. Two more are calls of the runtime's image
+Two scalar operations are the runtime's own: `onnxc.uniform`, the random
+number of the random operators, which the C printer prints as a call of the
+runtime's counter-based generator, and `onnxc.sigmoid`, the logistic
+function (Sigmoid, SiLU, the recurrent gates), which it prints as the
+runtime's vectorisable `onnxc_sigmoidf` on float. Two more are calls of the runtime's image
 decoder (onnxc_image.c): `onnxc.image_size` and `onnxc.image_decode`.
 `onnxc.profile_mark`, only in profiling builds, calls the hook whoever links
 the model provides (`onnxc_profile_mark`, declared by the runtime header).
@@ -28,9 +30,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I1,
+    AnyFloatConstr,
     ArrayAttr,
     Float32Type,
     Float64Type,
@@ -44,6 +48,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -257,6 +262,25 @@ class UniformOp(IRDLOperation):
 
 
 @irdl_op_definition
+class SigmoidOp(IRDLOperation):
+    """`onnxc.sigmoid %x : f32`: 1 / (1 + exp(-x)), of any float type (the
+    runtime's `onnxc_sigmoidf` on float, the formula on double)."""
+
+    name = "onnxc.sigmoid"
+
+    T: ClassVar = VarConstraint("T", AnyFloatConstr)
+    x = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$x attr-dict `:` type($result)"
+
+    def __init__(self, x: SSAValue):
+        super().__init__(operands=[x], result_types=[x.type])
+
+
+@irdl_op_definition
 class Dot2Op(IRDLOperation):
     """`onnxc.dot2 %a, %b, %acc`: acc + a.lo * b.lo + a.hi * b.hi, where .lo
     and .hi are the signed 16-bit halves of the i32 words a and b; wraps
@@ -384,6 +408,7 @@ ONNXC = Dialect(
         ReserveOp,
         WorkspaceAvailableOp,
         UniformOp,
+        SigmoidOp,
         Dot2Op,
         WidenBytesOp,
         ImageSizeOp,

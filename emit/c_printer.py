@@ -34,6 +34,7 @@ Conventions of the generated C:
   `minimumf` propagate NaN but do not order -0 and +0;
 - a `memref.alloca` (of a static shape) is a local array;
 - `onnxc.uniform` is a call of the runtime's counter-based random generator;
+  `onnxc.sigmoid` of its `onnxc_sigmoidf` on float (the formula on double);
   `onnxc.dot2` and `onnxc.widen_bytes` of its pair arithmetic (SMLAD and
   SXTB16 on Armv7E-M);
   `onnxc.image_size` and `onnxc.image_decode` are calls of its image decoder;
@@ -108,7 +109,11 @@ _UNARY_MATH = (
     "sinh cosh tanh asinh acosh atanh erf floor ceil round trunc"
 )
 
-_VECTORISABLE = {"math.exp": "onnxc_expf({0})", "math.tanh": "onnxc_tanhf({0})"}
+_VECTORISABLE = {
+    "math.exp": "onnxc_expf({0})",
+    "math.tanh": "onnxc_tanhf({0})",
+    "onnxc.sigmoid": "onnxc_sigmoidf({0})",
+}
 """The runtime's f32 functions that a loop of vectorises, unlike libm's calls."""
 
 SCALAR: dict[str, str] = {
@@ -155,6 +160,7 @@ SCALAR: dict[str, str] = {
     "arith.extf": "({t}){0}",
     "arith.truncf": "({t}){0}",
     "onnxc.uniform": "onnxc_uniform{m}({0}, {1})",
+    "onnxc.sigmoid": "{one} / ({one} + exp{m}(-{0}))",
     "onnxc.dot2": "onnxc_dot2({0}, {1}, {2})",
 }
 """Scalar ops: op name -> C expression. {0}.. are the operands; {t} is the

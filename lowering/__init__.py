@@ -28,6 +28,7 @@ def _loader(module: str, class_name: str) -> Callable[[], type[ModulePass]]:
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "onnx-fuse-quantized": _loader("onnx_fuse_quantized", "OnnxFuseQuantizedPass"),
+    "onnx-fuse-activations": _loader("onnx_fuse_activations", "OnnxFuseActivationsPass"),
     "onnx-fold-constants": _loader("onnx_fold_constants", "OnnxFoldConstantsPass"),
     "onnx-infer-shapes": _loader("onnx_infer_shapes", "OnnxInferShapesPass"),
     "select-kernels": _loader("select_kernels", "SelectKernelsPass"),
@@ -57,8 +58,8 @@ class Stage:
 STAGES: tuple[Stage, ...] = (
     Stage(
         "onnx",
-        ("onnx-fuse-quantized", "onnx-fold-constants"),
-        "onnx dialect, quantized chains fused, constants folded, shapes refined",
+        ("onnx-fuse-quantized", "onnx-fold-constants", "onnx-fuse-activations"),
+        "onnx dialect, quantized chains and activations fused, constants folded, shapes refined",
     ),
     Stage(
         "kernels",

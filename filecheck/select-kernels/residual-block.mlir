@@ -79,3 +79,24 @@ func.func @tanh(%x: tensor<1x1x6x6xf32>) -> tensor<1x6x2x2xf32> {
 // CHECK-NOT:     onnx.Tanh
 // CHECK:         %[[P:.*]] = "kernel.pool"(%[[C]])
 // CHECK:         "kernel.unblock"(%[[P]])
+
+// -----
+
+// A SiLU (Swish with alpha 1, as onnx-fuse-activations writes x * Sigmoid(x))
+// that is the only user of a convolution's result is its activation, applied
+// to each finished row; a Swish of another alpha is not.
+func.func @silu(%x: tensor<1x8x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) {
+  %w = "onnx.Constant"() <{value = dense<0.5> : tensor<8x8x1x1xf32>}> {onnx_node_name = "w"} : () -> tensor<8x8x1x1xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %c = "onnx.Conv"(%x, %w, %none) {onnx_node_name = "conv"} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>, none) -> tensor<1x8x4x4xf32>
+  %s = "onnx.Swish"(%c) <{alpha = 1.000000e+00 : f32}> {onnx_node_name = "silu"} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %d = "onnx.Conv"(%x, %w, %none) {onnx_node_name = "conv2"} : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>, none) -> tensor<1x8x4x4xf32>
+  %t = "onnx.Swish"(%d) <{alpha = 2.000000e+00 : f32}> {onnx_node_name = "swish2"} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  func.return %s, %t : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @silu
+// CHECK:         "kernel.conv"({{.*}}activation = "Swish"}> {onnx_node_name = "conv+silu"}
+// CHECK:         %[[D:.*]] = "kernel.conv"({{.*}}{onnx_node_name = "conv2"}
+// CHECK-NOT:     activation
+// CHECK:         "onnx.Swish"({{.*}}) <{alpha = 2.000000e+00 : f32}>

@@ -34,6 +34,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from onnxc import element_types
 from onnxc.dialects.arith_extra import RemFOp
+from onnxc.dialects.onnxc import SigmoidOp
 from onnxc.dialects.onnxc_strings import STRING, StringEmptyOp, StringEqualOp, StringLessOp
 from onnxc.element_types import Kind
 from onnxc.errors import UnsupportedError
@@ -229,6 +230,8 @@ ATANH = _float_only("Atanh", math.AtanhOp)
 FLOOR = _float_only("Floor", math.FloorOp)
 CEIL = _float_only("Ceil", math.CeilOp)
 ROUND_EVEN = _float_only("Round", math.RoundEvenOp)
+SIGMOID = _float_only("Sigmoid", SigmoidOp)
+"""1 / (1 + exp(-x)): the runtime's `onnxc_sigmoidf` on float."""
 
 
 # --- constants and conversions ----------------------------------------------------

@@ -9,8 +9,9 @@ with constant weights (group 1 or depthwise) is a `kernel.conv` between a
 `kernel` dialect), a BatchNormalization after it folded into its weights and
 bias first (`batchnorm.py`); then
 
-- a Relu, a HardSwish, a Tanh, or a Clip with constant bounds, that is the
-  only user of a convolution's result becomes the convolution's `activation`;
+- a Relu, a HardSwish, a Tanh, a Sigmoid, a SiLU (`Swish` with alpha 1, see
+  `onnx-fuse-activations`) or a Clip with constant bounds, that is the only
+  user of a convolution's result becomes the convolution's `activation`;
 - an Add of a convolution's result (its only use, no activation yet) and a
   tensor of the same shape becomes the convolution's residual `R` (a
   following Relu then fuses too: `act(X * W + B + R)`);

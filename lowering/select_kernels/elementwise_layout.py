@@ -55,6 +55,7 @@ _UNARY = (
     onnx.SinOp,
     onnx.SoftplusOp,
     onnx.SqrtOp,
+    onnx.SwishOp,
     onnx.TanhOp,
 )
 _PARAMETERISED = (onnx.ClipOp, onnx.QuantizeLinearOp, onnx.DequantizeLinearOp, kernel.QaddOp)

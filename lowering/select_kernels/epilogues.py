@@ -1,6 +1,6 @@
 """Epilogue fusion and layout propagation for `select-kernels`: the only user
-of a kernel's result (Relu, HardSwish, Tanh, Clip with constant bounds, a
-residual Add) fused into the kernel, the result written over a residual that
+of a kernel's result (Relu, HardSwish, Tanh, Sigmoid, SiLU, Clip with
+constant bounds, a residual Add) fused into the kernel, the result written over a residual that
 dies there, and `kernel.block(kernel.unblock(y))` folded to `y`."""
 
 from __future__ import annotations
@@ -29,11 +29,13 @@ def only_user(value: SSAValue) -> Operation | None:
 
 def fuse_activation(op: kernel.ConvOp | kernel.MatmulOp, user: Operation) -> bool:
     """Make `user` `op`'s activation if it is a Relu, a HardSwish, a Clip with
-    constant bounds or, for a convolution, a Tanh (the caller then absorbs
-    `user`)."""
-    if isinstance(user, onnx.ReluOp | onnx.HardSwishOp) or (
-        isinstance(user, onnx.TanhOp) and isinstance(op, kernel.ConvOp)
-    ):
+    constant bounds or, for a convolution, a Tanh, a Sigmoid or a Swish with
+    alpha 1 (SiLU) (the caller then absorbs `user`)."""
+    stored = isinstance(user, onnx.ReluOp | onnx.HardSwishOp)
+    row = isinstance(user, onnx.TanhOp | onnx.SigmoidOp) or (
+        isinstance(user, onnx.SwishOp) and user.attr("alpha") == 1.0
+    )
+    if isinstance(user, onnx.OnnxOp) and (stored or (row and isinstance(op, kernel.ConvOp))):
         op.properties["activation"] = StringAttr(user.SCHEMA.name)
     elif isinstance(user, onnx.ClipOp) and (bounds := _clip_bounds(user)) is not None:
         op.properties["activation"] = StringAttr("Clip")

@@ -141,6 +141,7 @@ UNARY_FLOAT = [
     "HardSigmoid",
     "Erf",
     "Softplus",
+    "SiLU",  # x * Sigmoid(x): two nodes, fused by onnx-fuse-activations
 ]
 UNARY_ANY = ["Relu", "Abs", "Neg"]
 
@@ -157,6 +158,10 @@ def unary(b: Builder) -> Value | None:
         lo = b.constant(np.array(-0.5, _numpy(b.elem)))
         hi = b.constant(np.array(float(b.rng.choice([0.5, 6.0])), _numpy(b.elem)))
         return b.add(op, [x.name, lo, hi], x.shape)
+    if op == "SiLU":
+        gate = b.add("Sigmoid", [x.name], x.shape)
+        ordered = [x.name, gate.name] if b.rng.random() < 0.5 else [gate.name, x.name]
+        return b.add("Mul", ordered, x.shape)
     return b.add(op, [x.name], x.shape)
 
 

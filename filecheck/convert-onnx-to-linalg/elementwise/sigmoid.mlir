@@ -9,9 +9,5 @@ func.func @sigmoid(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-SAME:      %[[IN:[^:]*]]: memref<2x3xf32>, %[[OUT:[^:]*]]: memref<2x3xf32>)
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%[[IN]] : memref<2x3xf32>) outs(%[[OUT]] : memref<2x3xf32>)
 // CHECK-NEXT:    ^bb0(%[[X:[^:]*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK-NEXT:      %[[NEG:.*]] = arith.negf %[[X]] : f32
-// CHECK-NEXT:      %[[EXP:.*]] = math.exp %[[NEG]] : f32
-// CHECK-NEXT:      %[[DEN:.*]] = arith.addf %[[ONE]], %[[EXP]] : f32
-// CHECK-NEXT:      %[[R:.*]] = arith.divf %[[ONE]], %[[DEN]] : f32
+// CHECK-NEXT:      %[[R:.*]] = onnxc.sigmoid %[[X]] : f32
 // CHECK-NEXT:      linalg.yield %[[R]] : f32

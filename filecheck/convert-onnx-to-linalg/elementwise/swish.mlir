@@ -10,10 +10,6 @@ func.func @swish(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-NEXT:    ^bb0(%[[X:[^:]*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      %[[C:.*]] = arith.constant 5.000000e-01 : f32
 // CHECK-NEXT:      %[[MULF:.*]] = arith.mulf %[[C]], %[[X]] : f32
-// CHECK-NEXT:      %[[C2:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK-NEXT:      %[[NEGF:.*]] = arith.negf %[[MULF]] : f32
-// CHECK-NEXT:      %[[EXP:.*]] = math.exp %[[NEGF]] : f32
-// CHECK-NEXT:      %[[ADDF:.*]] = arith.addf %[[C2]], %[[EXP]] : f32
-// CHECK-NEXT:      %[[DIVF:.*]] = arith.divf %[[C2]], %[[ADDF]] : f32
+// CHECK-NEXT:      %[[DIVF:.*]] = onnxc.sigmoid %[[MULF]] : f32
 // CHECK-NEXT:      %[[MULF2:.*]] = arith.mulf %[[X]], %[[DIVF]] : f32
 // CHECK-NEXT:      linalg.yield %[[MULF2]] : f32

@@ -25,7 +25,7 @@ func.func @gru_linear_before_reset(%x: tensor<5x2x4xf32>, %w: tensor<1x6x4xf32>,
 // CHECK:               scf.for
 // CHECK:               memref.store %{{.*}}, %[[GATES]]
 //                    the reset gate, activated in place
-// CHECK:             math.exp
+// CHECK:             onnxc.sigmoid
 // CHECK:             memref.store %{{.*}}, %[[GATES]]
 //                    the candidate's rows: Rbh + h Rh^T only
 // CHECK:             scf.for

@@ -38,7 +38,8 @@ _GELU_SQRT_2_OVER_PI = math.sqrt(float(np.float32(2.0 / math.pi)))
 
 
 def _times(b: Builder, factor: float, x: SSAValue) -> SSAValue:
-    return scalar.MUL(b, constant(b, factor, x.type), x)
+    """factor * x (x itself for a factor of 1: the product is exact)."""
+    return x if factor == 1.0 else scalar.MUL(b, constant(b, factor, x.type), x)
 
 
 def elu(b: Builder, x: SSAValue, alpha: float) -> SSAValue:

@@ -61,8 +61,7 @@ class ElementwisePattern(OnnxLowering[onnx.OnnxOp]):
 
 def sigmoid(b: Builder, x: SSAValue) -> SSAValue:
     """1 / (1 + exp(-x)) (saturates to 0 and 1 without NaN)."""
-    one = constant(b, 1.0, x.type)
-    return scalar.DIV(b, one, scalar.ADD(b, one, scalar.EXP(b, scalar.NEG(b, x))))
+    return scalar.SIGMOID(b, x)
 
 
 def leaky_relu(b: Builder, x: SSAValue, alpha: float) -> SSAValue:
@@ -241,7 +240,8 @@ class LeakyReluOpLowering(ElementwisePattern):
 
 
 class SigmoidOpLowering(ElementwisePattern):
-    """`onnx.Sigmoid` -> 1 / (1 + exp(-x)) (saturates to 0 and 1 without NaN)."""
+    """`onnx.Sigmoid` -> `onnxc.sigmoid`: 1 / (1 + exp(-x)) (saturates to 0 and 1
+    without NaN)."""
 
     source = onnx.SigmoidOp
 

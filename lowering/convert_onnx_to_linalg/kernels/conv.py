@@ -21,7 +21,7 @@ order, then the residual), so results equal the plain loops' without
 contraction, up to the sign of a zero sum that a masked tap's +0 or -0
 product can flip (and, with `fma`, up to each multiply-add's one rounding).
 The epilogue (bias first, residual, Relu or Clip) is applied as the
-accumulators are stored; Tanh to each finished row. A 1x1 kernel of one
+accumulators are stored; Tanh, Sigmoid and SiLU to each finished row. A 1x1 kernel of one
 pixel (a Gemm of one row) has register blocks of output blocks instead.
 """
 

@@ -2,8 +2,8 @@
 `kernels/matmul.py`): index arithmetic at a builder, loads, loop nests that
 keep their node's comment, tap ranges, the multiply-accumulate step (fused
 with `fma`) and the fused activations (applied as the accumulators are
-stored, or to each finished row: Tanh's many operations would push the
-accumulators out of registers)."""
+stored, or to each finished row: Tanh's, Sigmoid's and SiLU's many
+operations would push the accumulators out of registers)."""
 
 from __future__ import annotations
 
@@ -95,8 +95,8 @@ Activation = Callable[[Builder, SSAValue], SSAValue]
 
 def activation(op: kernel.ConvOp | kernel.MatmulOp) -> Activation:
     """The fused activation of a kernel that is applied as its accumulators
-    are stored (Relu, Clip, HardSwish; kernel.conv alone takes Tanh:
-    `activations`)."""
+    are stored (Relu, Clip, HardSwish; kernel.conv alone takes Tanh, Sigmoid
+    and Swish: `activations`)."""
     stored, row = activations(op)
     assert row is None, "a row activation is kernel.conv's"
     return stored
@@ -104,13 +104,18 @@ def activation(op: kernel.ConvOp | kernel.MatmulOp) -> Activation:
 
 def activations(op: kernel.ConvOp | kernel.MatmulOp) -> tuple[Activation, Activation | None]:
     """The activation applied as the accumulators are stored, and the one
-    applied to each finished output row instead (None: none): Tanh's many
-    operations would push the accumulators out of registers."""
+    applied to each finished output row instead (None: none): Tanh's,
+    Sigmoid's and Swish's many operations would push the accumulators out of
+    registers."""
     kind = op.attr("activation")
     if kind == "Relu":
         return lambda b, v: scalar.MAX(b, v, scalar.constant(b, 0.0, f32)), None
     if kind == "Tanh":
         return lambda b, v: v, lambda b, v: scalar.TANH(b, v)
+    if kind == "Sigmoid":
+        return lambda b, v: v, lambda b, v: scalar.SIGMOID(b, v)
+    if kind == "Swish":
+        return lambda b, v: v, lambda b, v: scalar.MUL(b, v, scalar.SIGMOID(b, v))
     if kind == "HardSwish":
         return lambda b, v: hard_swish(b, v), None
     if kind == "Clip":
