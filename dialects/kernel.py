@@ -208,6 +208,7 @@ class ConvOp(_Epilogue):
             _default("unrolled", 0, "1: the lane loop written out, one statement per lane"),
             _default("in_place", 0, "1: Y is written over R (its last use)"),
             _default("fma", 0, "1: accumulate with fused multiply-adds"),
+            _default("parallel", 0, "1: the output blocks (or rows) may run on threads"),
         ],
     )
 
@@ -225,6 +226,7 @@ class ConvOp(_Epilogue):
     unrolled = opt_prop_def(IntegerAttr)
     in_place = opt_prop_def(IntegerAttr)
     fma = opt_prop_def(IntegerAttr)
+    parallel = opt_prop_def(IntegerAttr)
 
 
 @irdl_op_definition
@@ -273,6 +275,7 @@ class MatmulOp(_Epilogue):
             _default("rows", 1, "rows of A per register block"),
             _default("bias_first", 0, "1: D starts the sums (else it is added to them)"),
             _default("fma", 0, "1: accumulate with fused multiply-adds"),
+            _default("parallel", 0, "1: the column blocks (or products) may run on threads"),
             _Attr("a_perm", _INTS, "A is transpose(A's buffer, a_perm)", required=False),
             _Attr("b_perm", _INTS, "B is transpose(B's buffer, b_perm)", required=False),
             _Attr("y_perm", _INTS, "Y's buffer is transpose(Y, y_perm)", required=False),
@@ -290,6 +293,7 @@ class MatmulOp(_Epilogue):
     rows = opt_prop_def(IntegerAttr)
     bias_first = opt_prop_def(IntegerAttr)
     fma = opt_prop_def(IntegerAttr)
+    parallel = opt_prop_def(IntegerAttr)
     a_perm = opt_prop_def(DenseArrayBase)
     b_perm = opt_prop_def(DenseArrayBase)
     y_perm = opt_prop_def(DenseArrayBase)

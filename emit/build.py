@@ -247,7 +247,7 @@ def build_extension(
             sources=[str(s) for s in sources],
             include_dirs=[str(tmpdir), str(runtime_dir())],
             extra_compile_args=cflags,
-            extra_link_args=sanitizers,
+            extra_link_args=[*sanitizers, *(f for f in cflags if f == "-fopenmp")],
         )
         log: list[str] = []
         try:

@@ -100,7 +100,7 @@ from onnxc.emit.c_types import (
     wide_unsigned_type,
 )
 from onnxc.errors import CEmitError
-from onnxc.ir_names import ARENA, COMMENT, IN_RANGE
+from onnxc.ir_names import ARENA, COMMENT, IN_RANGE, PARALLEL
 
 __all__ = ["BodyPrinter", "Memref", "SCALAR"]
 
@@ -722,6 +722,8 @@ class BodyPrinter:
         i = self.local_name(iv, "i")
         lb, ub, step = (self.expr(v) for v in (op.lb, op.ub, op.step))
         inc = f"++{i}" if step == "1" else f"{i} += {step}"
+        if PARALLEL in op.attributes and not carried:
+            self.emit("ONNXC_PARALLEL_FOR")
         self.emit(f"for ({c_type(iv.type)} {i} = {lb}; {i} < {ub}; {inc}) {{")
         self.print_region_block(block)
         self.emit("}")

@@ -35,7 +35,12 @@ def _shell_word(word: str) -> str:
 
 
 def _makefile(
-    name: str, sources: Sequence[str], target: Target, version: str, weights: str | None
+    name: str,
+    sources: Sequence[str],
+    target: Target,
+    version: str,
+    weights: str | None,
+    threads: int = 1,
 ) -> str:
     opt_level = "2" if target.is_host else "s"
     defines = harness_flags(target, "$(NAME)")
@@ -61,6 +66,14 @@ def _makefile(
         "#",
         "# make CPPFLAGS=-DONNXC_NO_DEFAULT_ARENA drops the model's built-in arena: call",
         f"# {name}_run_with_workspace or {name}_invoke with your own workspace.",
+        *(
+            [
+                "# make THREADS=N builds with OpenMP: the kernels' outer loops on N threads,",
+                "# results identical to one thread's (THREADS=1: no OpenMP).",
+            ]
+            if target.is_host
+            else []
+        ),
         "",
         f"NAME = {name}",
         f"CC = {target.cc}",
@@ -72,6 +85,17 @@ def _makefile(
         "CPPFLAGS =",
         f"HARNESS_FLAGS = {' '.join(_shell_word(d) for d in defines)}",
         f"LDFLAGS = {' '.join(ldflags)}",
+        *(
+            [
+                f"THREADS = {threads}",
+                "ifneq ($(THREADS),1)",
+                "CFLAGS += -fopenmp -DONNXC_THREADS=$(THREADS)",
+                "LDFLAGS += -fopenmp",
+                "endif",
+            ]
+            if target.is_host
+            else []
+        ),
         *([] if target.is_host else [f"EMULATOR = {' '.join(target.emulator)}"]),
         f"SOURCES = {' '.join(sources)}",
         "OBJECTS = $(SOURCES:.c=.o)",
@@ -138,14 +162,15 @@ def write_recipe(
     target: Target,
     version: str,
     weights: str | None = None,
+    threads: int = 1,
 ) -> list[Path]:
     """Write the Makefile, ``NAME.cmake`` and ``onnxc_harness.c`` into `directory`
     (which already holds the model's `sources` and headers, and its weights
     file `weights` if it has one, which the harness then reads); return their
-    paths."""
+    paths. A host Makefile builds with `threads` (its THREADS)."""
     out = Path(directory)
     makefile = out / "Makefile"
-    makefile.write_text(_makefile(name, sources, target, version, weights))
+    makefile.write_text(_makefile(name, sources, target, version, weights, threads))
     cmake = out / f"{name}.cmake"
     cmake.write_text(_cmake(name, sources, target, version))
     harness = out / HARNESS_FILE

@@ -532,7 +532,7 @@ def compile_with(
             timeout=options.timeout,
         )
         return CompiledModel(generated, emulated, options.target)
-    cflags = (f"-O{options.opt_level}", *chosen.cflags)
+    cflags = (f"-O{options.opt_level}", *chosen.cflags, *options.thread_cflags())
     built = progress is not None and is_built(
         generated.c_source, generated.header_source, generated.name, extra_cflags=cflags
     )
@@ -556,6 +556,7 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     timeout: float = DEFAULT_TIMEOUT,
     binary_weights: bool | None = None,
     requantize: str = "exact",
+    threads: int = 1,
     cache: bool = True,
     progress: Progress | None = None,
 ) -> CompiledModel:
@@ -567,7 +568,9 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
     weights go to a binary file the loaded model maps instead of into the C
     (None: above `onnxc.options.AUTO_BINARY_WEIGHTS` bytes on the host).
     `requantize="fixed"` requantizes the Cortex-M targets' integer
-    convolutions in fixed point (`onnxc.options.REQUANTIZE`).
+    convolutions in fixed point (`onnxc.options.REQUANTIZE`). `threads`
+    above 1 builds the host C with OpenMP: the kernels' outer loops run on
+    that many threads, with results identical to one thread's.
     `target` is "host" or an MCU target from `TARGETS`: the model is then
     cross-compiled into an ELF and each run executes it in the target's
     emulator, stopped after `timeout` seconds.
@@ -587,5 +590,6 @@ def compile(  # noqa: A001 - the public name DESIGN.md gives
         timeout=timeout,
         binary_weights=binary_weights,
         requantize=requantize,
+        threads=threads,
     )
     return compile_with(model, options, cache=cache, progress=progress)

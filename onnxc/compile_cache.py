@@ -44,9 +44,10 @@ from onnxc.targets import get_target
 _PACKAGES = ("onnxc", "onnxc.dialects", "onnxc.lowering", "onnxc.emit", "onnxc.runtime_c")
 """The packages whose source makes the compiler (setuptools maps each to a folder)."""
 
-_NOT_SHAPING_C = frozenset({"name", "opt_level", "timeout"})
+_NOT_SHAPING_C = frozenset({"name", "opt_level", "timeout", "threads"})
 """Options that do not change the printed C: the C name enters the key resolved
-(a path's stem when `name` is None); -O and the emulator timeout act later."""
+(a path's stem when `name` is None); -O, the threads and the emulator timeout
+act later."""
 
 
 def enabled() -> bool:

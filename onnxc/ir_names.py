@@ -70,6 +70,12 @@ MAX_STATIC_ARENA = 2**31 - 1
 the static default arena): a larger static array does not link on 32-bit
 targets, nor in x86-64's default code model, so such a model gets no bound."""
 
+PARALLEL = "onnxc.parallel"
+"""Discardable unit attribute of an `scf.for` whose trips are independent
+(each writes its own outputs, in the same order whatever thread runs it):
+the C printer puts the runtime's `ONNXC_PARALLEL_FOR` before it, an OpenMP
+parallel loop in a build with threads, nothing in another."""
+
 IN_RANGE = "onnxc.in_range"
 """Discardable attribute of an `arith.fptosi` whose operand is already an
 integral value within the result type's range (a quantizer clamped and

@@ -53,7 +53,10 @@ class CompileOptions:
     Cortex-M targets requantize their sums (`REQUANTIZE`); `timeout` limits
     each emulator run (seconds); `profile`
     makes a profiling build, whose C calls the `onnxc_profile_mark` hook where
-    each node's code starts (see `onnxc.tools.bench_layers`)."""
+    each node's code starts (see `onnxc.tools.bench_layers`); `threads` above 1
+    builds a host target's C with OpenMP, the kernels' outer loops split over
+    that many threads (`thread_cflags`; the C is the same, results identical
+    to one thread's)."""
 
     dims: dict[str, int] = field(default_factory=dict[str, int])
     shapes: dict[str, InputShape] = field(default_factory=dict[str, InputShape])
@@ -66,6 +69,7 @@ class CompileOptions:
     requantize: str = "exact"
     timeout: float = DEFAULT_TIMEOUT
     profile: bool = False
+    threads: int = 1
 
     @classmethod
     def make(
@@ -82,6 +86,7 @@ class CompileOptions:
         requantize: str = "exact",
         timeout: float = DEFAULT_TIMEOUT,
         profile: bool = False,
+        threads: int = 1,
     ) -> CompileOptions:
         """Options from the keyword arguments of `onnxc.compile`, checked and
         normalised (shapes as tuples of ints), so equal options compare equal."""
@@ -99,6 +104,10 @@ class CompileOptions:
                 f"requantize={requantize!r} is for the Cortex-M targets: on {target} the "
                 "integer convolutions requantize exactly"
             )
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise OnnxcError(f"threads must be a whole number of at least 1, got {threads!r}")
+        if threads > 1 and not get_target(target).is_host:
+            raise OnnxcError(f"threads are for host targets: {target} runs its model on one core")
         if not 0 <= opt_level <= 3:
             raise OnnxcError(f"opt_level must be 0 to 3, got {opt_level}")
         normalised = {str(k): input_shape(str(k), v) for k, v in (shapes or {}).items()}
@@ -114,7 +123,13 @@ class CompileOptions:
             requantize=requantize,
             timeout=float(timeout),
             profile=profile,
+            threads=threads,
         )
+
+    def thread_cflags(self) -> tuple[str, ...]:
+        """The C compiler flags of a build with `threads` (none for one):
+        OpenMP, and the thread count the runtime's ONNXC_PARALLEL_FOR takes."""
+        return () if self.threads == 1 else ("-fopenmp", f"-DONNXC_THREADS={self.threads}")
 
     def weights_in_file(self, weight_bytes: int) -> bool:
         """Whether weights of `weight_bytes` in all go to the binary file."""

@@ -39,12 +39,15 @@ class Kernels:
     rolled, and the accumulator arrays then live on the stack). With `fma`,
     the kernels accumulate with fused multiply-adds (`fmaf`: one rounding
     instead of two, so results differ from the plain loops' in the last
-    bits), for CPUs that have them."""
+    bits), for CPUs that have them. With `parallel`, each kernel's outer loop
+    (output blocks or rows) is marked for a build with threads to split
+    (`onnxc.ir_names.PARALLEL`): the host targets'."""
 
     lanes: int
     pixels: int
     unrolled: bool = False
     fma: bool = False
+    parallel: bool = False
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,7 @@ TARGETS: dict[str, Target] = {
                 lanes=16,
                 pixels=8 if "avx512f" in host_cpu_flags() else 4,
                 fma="fma" in host_cpu_flags(),
+                parallel=True,
             ),
             double_sums=True,
             integer_rows=True,
@@ -202,7 +206,7 @@ TARGETS: dict[str, Target] = {
             "into Python with cffi",
             cc="cc",
             cflags=_KERNEL_FLAGS,
-            kernels=Kernels(lanes=16, pixels=4),
+            kernels=Kernels(lanes=16, pixels=4, parallel=True),
             double_sums=True,
             integer_rows=True,
         ),

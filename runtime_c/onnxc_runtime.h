@@ -205,6 +205,24 @@ typedef struct {
 #endif
 #endif
 
+/*
+ * Threads. The host kernels' outer loops (output channel blocks, else rows;
+ * each trip writes its own outputs, in the same order whatever thread runs
+ * it) are marked ONNXC_PARALLEL_FOR. Built with OpenMP (-fopenmp), they run
+ * on ONNXC_THREADS threads (-DONNXC_THREADS=N; OpenMP's default, all cores
+ * or OMP_NUM_THREADS, when it is not defined), with results identical to
+ * one thread's; built without, the mark is nothing. Model code allocates
+ * nothing, so the threads share only the read-only weights and inputs and
+ * write disjoint parts of the workspace and outputs.
+ */
+#if defined(_OPENMP) && defined(ONNXC_THREADS)
+#define ONNXC_PARALLEL_FOR _Pragma("omp parallel for schedule(static) num_threads(ONNXC_THREADS)")
+#elif defined(_OPENMP)
+#define ONNXC_PARALLEL_FOR _Pragma("omp parallel for schedule(static)")
+#else
+#define ONNXC_PARALLEL_FOR
+#endif
+
 /* One unit of the default static arena: aligned for every element type. */
 typedef union {
   double d;

@@ -132,3 +132,35 @@ func.func @silu(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
 // CHECK-NEXT:    %[[Y:.*]] = "kernel.unblock"(%[[C2]])
 // CHECK-NOT:     onnx.Relu
 // CHECK:         func.return %[[Y]]
+
+// -----
+
+// A Squeeze-and-Excitation block: the gate (convolutions of the pooled
+// image, a Sigmoid) is one pixel per channel, and the Mul that broadcasts
+// it over the image runs on the blocked values; so does a Concat along the
+// channels of two results in blocks of one size (16 + 16 channels, blocks
+// of 16), which the next convolution then reads with no reorder.
+func.func @excite(%x: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %w = "onnx.Constant"() <{value = dense<0.5> : tensor<16x16x1x1xf32>}> {onnx_node_name = "w"} : () -> tensor<16x16x1x1xf32>
+  %w32 = "onnx.Constant"() <{value = dense<0.5> : tensor<16x32x1x1xf32>}> {onnx_node_name = "w32"} : () -> tensor<16x32x1x1xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %c = "onnx.Conv"(%x, %w, %none) {onnx_node_name = "conv"} : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>, none) -> tensor<1x16x4x4xf32>
+  %p = "onnx.GlobalAveragePool"(%c) {onnx_node_name = "pool"} : (tensor<1x16x4x4xf32>) -> tensor<1x16x1x1xf32>
+  %e = "onnx.Conv"(%p, %w, %none) {onnx_node_name = "expand"} : (tensor<1x16x1x1xf32>, tensor<16x16x1x1xf32>, none) -> tensor<1x16x1x1xf32>
+  %g = "onnx.Sigmoid"(%e) {onnx_node_name = "gate"} : (tensor<1x16x1x1xf32>) -> tensor<1x16x1x1xf32>
+  %m = "onnx.Mul"(%c, %g) {onnx_node_name = "excite"} : (tensor<1x16x4x4xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x4x4xf32>
+  %d = "onnx.Conv"(%x, %w, %none) {onnx_node_name = "other"} : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>, none) -> tensor<1x16x4x4xf32>
+  %cat = "onnx.Concat"(%m, %d) <{axis = -3 : i64}> {onnx_node_name = "cat"} : (tensor<1x16x4x4xf32>, tensor<1x16x4x4xf32>) -> tensor<1x32x4x4xf32>
+  %y = "onnx.Conv"(%cat, %w32, %none) {onnx_node_name = "after"} : (tensor<1x32x4x4xf32>, tensor<16x32x1x1xf32>, none) -> tensor<1x16x4x4xf32>
+  func.return %y : tensor<1x16x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @excite
+// CHECK:         %[[C:.*]] = "kernel.conv"({{.*}}onnx_node_name = "conv"
+// CHECK:         %[[P:.*]] = "kernel.pool"(%[[C]])
+// CHECK:         %[[E:.*]] = "kernel.conv"(%[[P]], {{.*}}activation = "Sigmoid"{{.*}}onnx_node_name = "expand+gate"
+// CHECK:         %[[M:.*]] = "onnx.Mul"(%[[C]], %[[E]]) {onnx_node_name = "excite"} : (tensor<1x1x4x4x16xf32>, tensor<1x1x1x1x16xf32>) -> tensor<1x1x4x4x16xf32>
+// CHECK:         %[[D:.*]] = "kernel.conv"({{.*}}onnx_node_name = "other"
+// CHECK:         %[[CAT:.*]] = "onnx.Concat"(%[[M]], %[[D]]) <{axis = 1 : i64}> {onnx_node_name = "cat"} : (tensor<1x1x4x4x16xf32>, tensor<1x1x4x4x16xf32>) -> tensor<1x2x4x4x16xf32>
+// CHECK-NOT:     kernel.block
+// CHECK:         "kernel.conv"(%[[CAT]], {{.*}}onnx_node_name = "after"

@@ -19,7 +19,7 @@ func.func @projection(%x: tensor<2x3x20xf32>) -> tensor<2x3x20xf32> {
 // CHECK:         %[[W:.*]] = "onnx.Constant"() <{value = dense_resource<w_packed> : tensor<2x20x16xf32>}>
 // CHECK:         %[[B:.*]] = "onnx.Constant"() <{value = dense_resource<b_row> : tensor<20xf32>}>
 // CHECK:         %[[R:.*]] = "onnx.Reshape"(%x, %{{.*}}) : (tensor<2x3x20xf32>, tensor<3xi64>) -> tensor<1x6x20xf32>
-// CHECK:         %[[M:.*]] = "kernel.matmul"(%[[A]], %[[W]], %[[B]], %[[R]]) <{packed = 1 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64, fma = 0 : i64, activation = "Relu"}> {onnx_node_name = "matmul+bias+residual+relu"}
+// CHECK:         %[[M:.*]] = "kernel.matmul"(%[[A]], %[[W]], %[[B]], %[[R]]) <{packed = 1 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64, fma = 0 : i64, parallel = 1 : i64, activation = "Relu"}> {onnx_node_name = "matmul+bias+residual+relu"}
 // CHECK-SAME:      -> tensor<1x6x20xf32>
 // CHECK:         %[[Y:.*]] = "onnx.Reshape"(%[[M]], %{{.*}}) : (tensor<1x6x20xf32>, tensor<3xi64>) -> tensor<2x3x20xf32>
 // CHECK-NOT:     onnx.Add
@@ -47,10 +47,10 @@ func.func @attention(%q: tensor<1x5x2x8xf32>, %k: tensor<1x2x8x5xf32>, %v: tenso
 
 // CHECK-LABEL: func.func @attention
 // CHECK-NOT:     onnx.Transpose
-// CHECK:         %[[S:.*]] = "kernel.matmul"(%q, %k, %{{.*}}, %{{.*}}) <{packed = 0 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64, fma = 0 : i64, a_perm = array<i64: 0, 2, 1, 3>}> {onnx_node_name = "scores"} : (tensor<1x5x2x8xf32>, tensor<1x2x8x5xf32>, none, none) -> tensor<1x2x5x5xf32>
-// CHECK:         %[[M:.*]] = "kernel.matmul"(%[[S]], %v, %{{.*}}, %{{.*}}) <{packed = 0 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64, fma = 0 : i64, b_perm = array<i64: 0, 2, 1, 3>, y_perm = array<i64: 0, 2, 1, 3>}> {onnx_node_name = "mix"} : (tensor<1x2x5x5xf32>, tensor<1x5x2x8xf32>, none, none) -> tensor<1x5x2x8xf32>
+// CHECK:         %[[S:.*]] = "kernel.matmul"(%q, %k, %{{.*}}, %{{.*}}) <{packed = 0 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64, fma = 0 : i64, parallel = 1 : i64, a_perm = array<i64: 0, 2, 1, 3>}> {onnx_node_name = "scores"} : (tensor<1x5x2x8xf32>, tensor<1x2x8x5xf32>, none, none) -> tensor<1x2x5x5xf32>
+// CHECK:         %[[M:.*]] = "kernel.matmul"(%[[S]], %v, %{{.*}}, %{{.*}}) <{packed = 0 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 0 : i64, fma = 0 : i64, parallel = 1 : i64, b_perm = array<i64: 0, 2, 1, 3>, y_perm = array<i64: 0, 2, 1, 3>}> {onnx_node_name = "mix"} : (tensor<1x2x5x5xf32>, tensor<1x5x2x8xf32>, none, none) -> tensor<1x5x2x8xf32>
 // CHECK:         %[[W:.*]] = "onnx.Constant"() <{value = dense_resource<w_packed{{.*}}> : tensor<2x8x16xf32>}>
-// CHECK:         %[[G:.*]] = "kernel.matmul"(%{{.*}}, %[[W]], %{{.*}}, %{{.*}}) <{packed = 1 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 1 : i64, fma = 0 : i64}> {onnx_node_name = "gemm"}
+// CHECK:         %[[G:.*]] = "kernel.matmul"(%{{.*}}, %[[W]], %{{.*}}, %{{.*}}) <{packed = 1 : i64, lanes = 16 : i64, rows = 4 : i64, bias_first = 1 : i64, fma = 0 : i64, parallel = 1 : i64}> {onnx_node_name = "gemm"}
 // CHECK-NOT:     onnx.Gemm
 // CHECK-NOT:     onnx.Transpose
 // CHECK:         func.return %[[M]], %{{.*}}

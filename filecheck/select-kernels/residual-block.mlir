@@ -23,7 +23,7 @@ func.func @residual(%x: tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32> {
 // CHECK:         %[[W:.*]] = "onnx.Constant"() <{value = dense_resource<w_packed> : tensor<2x24x3x3x16xf32>}>
 // CHECK:         %[[B:.*]] = "onnx.Constant"() <{value = dense_resource<b_padded> : tensor<32xf32>}>
 // CHECK:         %[[X:.*]] = "kernel.block"(%x) {onnx_node_name = "conv1 input"} : (tensor<1x24x6x6xf32>) -> tensor<1x2x6x6x12xf32>
-// CHECK:         %[[C1:.*]] = "kernel.conv"(%[[X]], %[[W]], %[[B]], %{{.*}}) <{{.*}}pixels = 4 : i64, activation = "Relu"}> {onnx_node_name = "conv1+relu1"}
+// CHECK:         %[[C1:.*]] = "kernel.conv"(%[[X]], %[[W]], %[[B]], %{{.*}}) <{{.*}}pixels = 4 : i64, parallel = 1 : i64, activation = "Relu"}> {onnx_node_name = "conv1+relu1"}
 // CHECK-SAME:      -> tensor<1x2x6x6x12xf32>
 // CHECK-NOT:     onnx.Constant
 // CHECK:         %[[C2:.*]] = "kernel.conv"(%[[C1]], %[[W]], %{{.*}}, %[[C1]]) <{{.*}}activation = "Relu"}> {onnx_node_name = "conv2+add+relu2"}

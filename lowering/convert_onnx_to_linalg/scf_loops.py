@@ -9,11 +9,11 @@ from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.builtin import IndexType, UnitAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from onnxc.ir_names import COMMENT
+from onnxc.ir_names import COMMENT, PARALLEL
 from onnxc.lowering.convert_onnx_to_linalg.common import comment_for
 
 Body = Callable[[Builder, SSAValue, list[SSAValue]], Sequence[SSAValue]]
@@ -81,12 +81,18 @@ def for_range(
     carried: Sequence[SSAValue],
     body: Body,
     step: int = 1,
+    parallel: bool = False,
 ) -> list[SSAValue]:
-    """`scf.for i = lo to hi step step` carrying `carried`; returns their final values."""
+    """`scf.for i = lo to hi step step` carrying `carried`; returns their
+    final values. `parallel` marks a loop whose trips are independent
+    (`onnxc.ir_names.PARALLEL`; none may be carried)."""
+    assert not (parallel and carried), "a parallel loop carries nothing"
     block = Block(arg_types=[IndexType(), *(v.type for v in carried)])
     inner = Builder(InsertPoint.at_end(block))
     inner.insert(scf.YieldOp(*body(inner, block.args[0], list(block.args[1:]))))
     loop = b.insert(scf.ForOp(index(b, lo), index(b, hi), index(b, step), list(carried), block))
+    if parallel:
+        loop.attributes[PARALLEL] = UnitAttr()
     return list(loop.results)
 
 
@@ -95,8 +101,10 @@ def nest(
     sizes: Sequence[int | SSAValue],
     carried: Sequence[SSAValue],
     body: NestBody,
+    parallel: bool = False,
 ) -> list[SSAValue]:
-    """Loops over every position of `sizes` (row-major), carrying `carried`."""
+    """Loops over every position of `sizes` (row-major), carrying `carried`;
+    `parallel` marks the outermost loop (see `for_range`)."""
 
     def level(builder: Builder, depth: int, outer: list[SSAValue], values: list[SSAValue]):
         if depth == len(sizes):
@@ -105,6 +113,6 @@ def nest(
         def trip(inner: Builder, i: SSAValue, inside: list[SSAValue]) -> list[SSAValue]:
             return level(inner, depth + 1, [*outer, i], inside)
 
-        return for_range(builder, 0, sizes[depth], values, trip)
+        return for_range(builder, 0, sizes[depth], values, trip, parallel=parallel and not depth)
 
     return level(b, 0, [], list(carried))

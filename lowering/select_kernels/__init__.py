@@ -290,6 +290,7 @@ def _conv_properties(
         "group": IntegerAttr(group, i64),
         "pixels": IntegerAttr(kernels.pixels, i64),
         **({"fma": IntegerAttr(1, i64)} if kernels.fma else {}),
+        **({"parallel": IntegerAttr(1, i64)} if kernels.parallel else {}),
     }
     if kernels.unrolled:
         properties["unrolled"] = IntegerAttr(1, i64)

@@ -14,7 +14,10 @@ a SiLU's Sigmoid, then its Mul of two unblocked values); Mul, Add, Sub,
 Div, Max and Min of unblocked values alike, or of one and a constant of one
 element or one per channel (reblocked like the tensor); Clip with bounds of
 one element; QuantizeLinear and DequantizeLinear with one scale and zero
-point; and `kernel.qadd` whose addends are both unblocked alike. Only blocks
+point; `kernel.qadd` whose addends are both unblocked alike; and a Concat
+along the channels of unblocked results in blocks of one size. An arithmetic
+operand may be a pixel of the image ([N, C, 1, 1] blocked as [N, C/b, 1, 1,
+b], broadcast over the others' pixels: a Squeeze-and-Excitation gate). Only blocks
 of whole channels (no padding lanes, `block_size` picks those for every
 channel count but odd ones above the lanes), so every element the operator
 computes is one it computed before.
@@ -22,8 +25,10 @@ computes is one it computed before.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
-from xdsl.dialects.builtin import StringAttr, TensorType
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, TensorType, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -59,7 +64,7 @@ _UNARY = (
     onnx.TanhOp,
 )
 _PARAMETERISED = (onnx.ClipOp, onnx.QuantizeLinearOp, onnx.DequantizeLinearOp, kernel.QaddOp)
-SUNK = (*_ARITHMETIC, *_UNARY, *_PARAMETERISED)
+SUNK = (*_ARITHMETIC, *_UNARY, *_PARAMETERISED, onnx.ConcatOp)
 """The operators an unblock sinks below."""
 
 
@@ -70,10 +75,14 @@ def sink_unblock(op: Operation, made: Made) -> bool:
     result_type = result.type
     if not isinstance(result_type, TensorType) or len(result_type.get_shape()) != 4:
         return False
-    blocked = _blocked_shape(op, result_type)
+    concat = isinstance(op, onnx.ConcatOp)
+    blocked = _concatenated(op) if concat else _blocked_shape(op, result_type)
     if blocked is None:
         return False
     point = InsertPoint.before(op)
+    properties = dict(op.properties)
+    if concat:  # the blocks' axis, however the NCHW one was spelled
+        properties["axis"] = IntegerAttr(1, i64)
     operands: list[SSAValue] = []
     for operand in op.operands:
         if isinstance(operand.owner, kernel.UnblockOp):
@@ -85,7 +94,7 @@ def sink_unblock(op: Operation, made: Made) -> bool:
     new = type(op).create(
         operands=operands,
         result_types=[TensorType(result_type.get_element_type(), blocked)],
-        properties=dict(op.properties),
+        properties=properties,
         attributes=dict(op.attributes),
     )
     label = onnx.node_name(op) if isinstance(op, onnx.OnnxOp) else ""
@@ -104,28 +113,36 @@ def sink_unblock(op: Operation, made: Made) -> bool:
 
 
 def _blocked_shape(op: Operation, result_type: TensorType) -> list[int] | None:
-    """The blocked shape `op` computes on: that of its unblocked operands
-    (all alike, of `op`'s result shape, whole blocks), its other operands
-    being what `sink_unblock` takes. None when it cannot move."""
-    shapes: set[tuple[int, ...]] = set()
-    channels = result_type.get_shape()[1]
+    """The blocked shape `op` computes on: that of its result, blocked as its
+    unblocked operands are (all in blocks of one size, whole blocks, of the
+    result's channels; each of the result's shape or, for the arithmetic, one
+    pixel of it broadcast over the image: a Squeeze-and-Excitation gate),
+    its other operands being what `sink_unblock` takes. None when it cannot
+    move."""
+    blocks: set[tuple[int, int]] = set()
+    shape = list(result_type.get_shape())
+    channels = shape[1]
     for operand in op.operands:
         owner = operand.owner
         if isinstance(owner, kernel.UnblockOp):
             unblocked, blocked = owner.Y.type, owner.X.type
             assert isinstance(unblocked, TensorType) and isinstance(blocked, TensorType)
-            if unblocked.get_shape() != result_type.get_shape():
-                return None  # broadcast up to the result: not elementwise
-            shapes.add(blocked.get_shape())
+            if unblocked.get_shape() != result_type.get_shape() and not (
+                isinstance(op, _ARITHMETIC) and _one_pixel_of(unblocked.get_shape(), shape)
+            ):
+                return None  # broadcast other than a pixel's: not elementwise
+            blocks.add((blocked.get_shape()[1], blocked.get_shape()[4]))
         elif isinstance(op, _ARITHMETIC):
             if _per_channel(operand, channels) is None:
                 return None
         elif not _one_element(operand):
             return None
-    if len(shapes) != 1:
-        return None
-    (shape,) = shapes
-    if shape[1] * shape[4] != channels:
+    if len(blocks) != 1 or not any(
+        _shape(o) == shape for o in op.operands if isinstance(o.owner, kernel.UnblockOp)
+    ):
+        return None  # (an operand of the result's shape gives its blocked shape)
+    ((count, lanes),) = blocks
+    if count * lanes != channels:
         return None  # padding lanes
     if isinstance(op, kernel.QaddOp) and not (
         isinstance(op.A.owner, kernel.UnblockOp) and isinstance(op.B.owner, kernel.UnblockOp)
@@ -137,7 +154,45 @@ def _blocked_shape(op: Operation, result_type: TensorType) -> list[int] | None:
         not isinstance(op.operands[0].owner, kernel.UnblockOp)
     ):
         return None
-    return list(shape)
+    return [shape[0], count, shape[2], shape[3], lanes]
+
+
+def _shape(value: SSAValue) -> list[int] | None:
+    value_type = value.type
+    return list(value_type.get_shape()) if isinstance(value_type, TensorType) else None
+
+
+def _one_pixel_of(shape: Sequence[int], result: Sequence[int]) -> bool:
+    """Whether an NCHW `shape` is [N, C, 1, 1] of the image `result`."""
+    return list(shape) == [result[0], result[1], 1, 1]
+
+
+def _concatenated(concat: onnx.ConcatOp) -> list[int] | None:
+    """The blocked shape of a Concat along the channels of unblocked kernel
+    results, each in whole blocks of one size: blocks placed one after
+    another are the channels placed one after another. None when it
+    cannot move."""
+    result_type = concat.concat_result.type
+    assert isinstance(result_type, TensorType)
+    if concat.attr("axis") not in (1, -3):
+        return None
+    count, lanes = 0, set()
+    for operand in concat.operands:
+        owner = operand.owner
+        if not isinstance(owner, kernel.UnblockOp):
+            return None
+        blocked = owner.X.type
+        assert isinstance(blocked, TensorType)
+        n, blocks, _, _, b = blocked.get_shape()
+        unblocked = owner.Y.type
+        assert isinstance(unblocked, TensorType)
+        if blocks * b != unblocked.get_shape()[1]:
+            return None  # padding lanes
+        count, lanes = count + blocks, lanes | {b}
+    if len(lanes) != 1:
+        return None
+    n, _, h, w = result_type.get_shape()
+    return [n, count, h, w, lanes.pop()]
 
 
 def _one_element(value: SSAValue) -> bool:

@@ -108,6 +108,7 @@ def _select(product: onnx.MatMulOp | onnx.GemmOp, kernels: Kernels, made: Made) 
             "rows": IntegerAttr(kernels.pixels, i64),
             "bias_first": IntegerAttr(int(isinstance(product, onnx.GemmOp)), i64),
             "fma": IntegerAttr(int(kernels.fma), i64),
+            **({"parallel": IntegerAttr(1, i64)} if kernels.parallel else {}),
             **{
                 name: building_blocks.ints(perm)
                 for name, perm in (("a_perm", a_perm), ("b_perm", b_perm), ("y_perm", y_perm))

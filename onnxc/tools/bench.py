@@ -1,13 +1,14 @@
 """`onnxc bench`: onnxc's speed against onnxruntime's on one model, side by
-side in one process, one thread each.
+side in one process, one thread each (or N each: `CompileOptions.threads`,
+onnxc's build with OpenMP and onnxruntime's intra-op threads).
 
 Both run the same random inputs (seeded). Timing alternates between the two
 in rounds; each round times `repeat` calls of each (chosen so that a round of
 the slower takes about `ROUND_SECONDS`), and the medians over the rounds are
 compared, so that a noisy machine slows both alike. onnxc is timed through
 `CompiledModel.run`, as a Python user calls it (its overhead included), and
-onnxruntime through `InferenceSession.run` with one intra-op and one
-inter-op thread. GFLOP/s count two operations per multiply-accumulate of the
+onnxruntime through `InferenceSession.run` with as many intra-op threads
+and one inter-op thread. GFLOP/s count two operations per multiply-accumulate of the
 nodes the size report counts (Conv, ConvTranspose, Gemm, MatMul and their
 integer forms, inside If, Loop and Scan bodies too: `report.node_work`);
 other work is not counted. Free dimensions need sizes (`--dim`), asked for
@@ -61,6 +62,7 @@ class BenchResult:
     max_abs_difference: float
     rounds: int
     repeat: int
+    threads: int = 1
     layers: LayerProfile | None = None
     """Where the time goes (`bench(per_layer=True)`), else None."""
 
@@ -73,13 +75,14 @@ class BenchResult:
         return 2 * self.macs / (ms * 1e6) if ms > 0 else 0.0
 
 
-def _session(path: Path) -> Any:
+def _session(path: Path, threads: int = 1) -> Any:
+    """onnxruntime's session of `path`, on `threads` intra-op threads."""
     try:
         import onnxruntime
     except ImportError:
         raise OnnxcError("bench: onnxruntime is not installed (pip install onnxruntime)") from None
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     try:
         return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
@@ -179,7 +182,7 @@ def bench(
         )
     ask_for_sizes(path, options, {})
     model = compile_with(path, options)
-    session = _session(path)
+    session = _session(path, options.threads)
     feeds = random_feeds(model, dict(options.dims), seed)
     ort_feeds = _feeds_for(session, feeds)
     largest = difference(model.run(feeds), session.run(model.output_names, ort_feeds))
@@ -207,6 +210,7 @@ def bench(
         max_abs_difference=largest,
         rounds=rounds,
         repeat=repeat,
+        threads=options.threads,
         layers=layers,
     )
 
@@ -224,7 +228,8 @@ def format_result(name: str, result: BenchResult) -> str:
     )
     footer = (
         f"({result.rounds} rounds of {result.repeat} calls each, alternating; medians; "
-        "ratio = onnxruntime / onnxc, above 1 is faster; one thread each)"
+        "ratio = onnxruntime / onnxc, above 1 is faster; "
+        + ("one thread each)" if result.threads == 1 else f"{result.threads} threads each)")
     )
     lines = [header, row, footer]
     if result.layers is not None:

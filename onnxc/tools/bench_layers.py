@@ -131,7 +131,7 @@ def profiled_model(path: Path, options: CompileOptions) -> CompiledModel:
         generated.c_source,
         generated.header_source,
         generated.name,
-        extra_cflags=(f"-O{options.opt_level}", *chosen.cflags),
+        extra_cflags=(f"-O{options.opt_level}", *chosen.cflags, *options.thread_cflags()),
         preamble=PROFILE_HOOK,
         cdef=PROFILE_CDEF,
     )

@@ -149,6 +149,7 @@ def _compile(args: argparse.Namespace) -> int:
         get_target(args.target),
         __version__,
         generated.weights_file(),
+        threads=options.threads,
     )
     if progress is not None:
         progress.step("write files")
@@ -312,6 +313,15 @@ def build_parser() -> argparse.ArgumentParser:
             choices=list(REQUANTIZE),
             help="how the Cortex-M targets' integer convolutions requantize their sums "
             "(default exact). " + "; ".join(f"{k}: {v}" for k, v in REQUANTIZE.items()),
+        )
+        sub.add_argument(
+            "--threads",
+            type=int,
+            default=1,
+            metavar="N",
+            help="host targets: build the C with OpenMP, the kernels' outer loops split over "
+            "N threads, results identical to one thread's (default 1: no threads; "
+            "bench gives onnxruntime N threads too)",
         )
         chatter = sub.add_mutually_exclusive_group()
         chatter.add_argument(

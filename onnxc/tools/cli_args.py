@@ -85,6 +85,7 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         separate_weights=getattr(args, "weights_file", False),
         binary_weights=getattr(args, "weights_binary", None),
         requantize=getattr(args, "requantize", "exact"),
+        threads=getattr(args, "threads", 1),
     )
 
 

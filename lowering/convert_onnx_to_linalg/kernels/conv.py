@@ -88,6 +88,7 @@ class _Geometry:
     pixels: int
     fma: bool
     unrolled: bool
+    parallel: bool  # the outer loop (output blocks, else rows) split over threads
 
     def interior(self, axis: int = 1) -> tuple[int, int]:
         """The output rows (axis 0) or columns (1) [lo, hi) whose taps all
@@ -154,6 +155,7 @@ class ConvOpLowering(OnnxLowering[kernel.ConvOp]):
             pixels=op.attr("pixels"),
             fma=bool(op.attr("fma")),
             unrolled=bool(op.attr("unrolled")),
+            parallel=bool(op.attr("parallel")),
         )
         x, w = buffer_of(rewriter, op.X), buffer_of(rewriter, op.W)
         bias = None if is_none(op.B) else buffer_of(rewriter, op.B)
@@ -185,13 +187,20 @@ class _Kernel:
     row_activation: Activation | None
 
     def build(self, b: Builder, batch: int) -> None:
+        """The loops; with `parallel`, the outermost one over images and
+        output blocks is split over threads, or, when there is one of each,
+        the loop over the rows inside the input."""
         g = self.g
         if g.in_size == g.out_size == g.kernel == (1, 1) and g.out_blocks > 1 and not g.depthwise:
-            loops_over(b, [batch], lambda inner, at: self._vector(inner, at[0]))
+            loops_over(b, [batch], lambda inner, at: self._vector(inner, at[0]), g.parallel)
             return
-        loops_over(b, [batch, g.out_blocks], lambda inner, at: self._rows(inner, *at))
+        outer = g.parallel and (batch > 1 or g.out_blocks > 1)
+        rows = g.parallel and not outer
+        loops_over(
+            b, [batch, g.out_blocks], lambda inner, at: self._rows(inner, at[0], at[1], rows), outer
+        )
 
-    def _rows(self, b: Builder, n: SSAValue, cb: SSAValue) -> None:
+    def _rows(self, b: Builder, n: SSAValue, cb: SSAValue, parallel: bool) -> None:
         """Every output row: the rows whose taps all lie inside the input
         apart from the others, whose tap range `_block` clips. A kernel one
         tap high then has none in a border row, and no tap loop of zero or
@@ -205,7 +214,7 @@ class _Kernel:
                 self._row(b, n, cb, Arith(b).index(first), inside)
             elif last > first:
                 row = functools.partial(self._looped_row, n, cb, inside)
-                for_range(b, first, last, [], row)
+                for_range(b, first, last, [], row, parallel=parallel and inside)
 
     def _looped_row(
         self, n: SSAValue, cb: SSAValue, inside: bool, b: Builder, oh: SSAValue, _: list[SSAValue]

@@ -127,11 +127,15 @@ def activations(op: kernel.ConvOp | kernel.MatmulOp) -> tuple[Activation, Activa
 
 
 def loops_over(
-    b: Builder, sizes: Sequence[int], body: Callable[[Builder, list[SSAValue]], None]
-) -> None:
+    b: Builder,
+    sizes: Sequence[int],
+    body: Callable[[Builder, list[SSAValue]], None],
+    parallel: bool = False,
+) -> bool:
     """Loops over every position of `sizes`, with no loop for a size of 1 (its
     index is 0): canonicalize would fold such a loop away, and with it the
-    ONNX node's comment on the nest."""
+    ONNX node's comment on the nest. `parallel` marks the outermost loop
+    parallel (its trips independent); returns whether there is one."""
     looped = [k for k, size in enumerate(sizes) if size > 1]
 
     def innermost(inner: Builder, ivs: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
@@ -141,7 +145,8 @@ def loops_over(
         body(inner, at)
         return []
 
-    nest(b, [sizes[k] for k in looped], [], innermost)
+    nest(b, [sizes[k] for k in looped], [], innermost, parallel=parallel)
+    return parallel and bool(looped)
 
 
 def load(b: Builder, buffer: SSAValue, indices: Sequence[Size]) -> SSAValue:

@@ -80,6 +80,7 @@ class MatmulOpLowering(OnnxLowering[kernel.MatmulOp]):
             block_rows=op.attr("rows"),
             bias_first=bool(op.attr("bias_first")),
             fused=bool(op.attr("fma")),
+            parallel=bool(op.attr("parallel")),
         )
         product.build(builder_before(op))
         self.replace(rewriter, op, [out.buffer])
@@ -134,25 +135,36 @@ class _Product:
     block_rows: int
     bias_first: bool
     fused: bool  # fused multiply-adds
+    parallel: bool  # the outer loop (products, column blocks, else rows) split over threads
 
     def build(self, b: Builder) -> None:
+        """The loops; with `parallel`, the outermost one over products and
+        column blocks is split over threads, or, when there is one of each,
+        the loop over the row blocks."""
         whole, tail = divmod(self.shape[2], self.lanes)
         batch = len(self.batch)
         if whole:
+            outer = self.parallel and max([*self.batch, whole]) > 1
+            rows = self.parallel and not outer
 
             def block(inner: Builder, at: list[SSAValue]) -> None:
-                self._rows(inner, at[:batch], at[batch], self.lanes)
+                self._rows(inner, at[:batch], at[batch], self.lanes, rows)
 
-            loops_over(b, [*self.batch, whole], block)
+            loops_over(b, [*self.batch, whole], block, outer)
         if tail:
+            outer = self.parallel and max(self.batch, default=1) > 1
+            rows = self.parallel and not outer
 
             def last(inner: Builder, at: list[SSAValue]) -> None:
-                self._rows(inner, at, Arith(inner).index(whole), tail)
+                self._rows(inner, at, Arith(inner).index(whole), tail, rows)
 
-            loops_over(b, self.batch, last)
+            loops_over(b, self.batch, last, outer)
 
-    def _rows(self, b: Builder, g: list[SSAValue], nb: SSAValue, width: int) -> None:
-        """Every row of product g, columns of block nb (`width` of them)."""
+    def _rows(
+        self, b: Builder, g: list[SSAValue], nb: SSAValue, width: int, parallel: bool
+    ) -> None:
+        """Every row of product g, columns of block nb (`width` of them); the
+        loop over whole row blocks split over threads with `parallel`."""
         rows = self.shape[0]
         whole, rest = divmod(rows, self.block_rows)
 
@@ -161,7 +173,9 @@ class _Product:
             return []
 
         if whole:
-            for_range(b, 0, whole * self.block_rows, [], full, step=self.block_rows)
+            for_range(
+                b, 0, whole * self.block_rows, [], full, step=self.block_rows, parallel=parallel
+            )
         if rest:
             self._block(b, g, nb, Arith(b).index(whole * self.block_rows), rest, width)
 
