@@ -116,16 +116,26 @@ def _conv_bn(
 
 
 class _InvertedResidual(nn.Module):
-    def __init__(self, cin: int, cout: int, stride: int, expand: int) -> None:
+    """MobileNetV2's block (1x1 expansion, k x k depthwise, 1x1 projection,
+    ReLU6), or with SiLU and a squeeze-and-excitation after the depthwise
+    convolution EfficientNet's MBConv."""
+
+    def __init__(
+        self, cin: int, cout: int, stride: int, expand: int, k: int = 3, mbconv: bool = False
+    ) -> None:
         super().__init__()
         hidden = cin * expand
+
+        def act() -> nn.Module:
+            return nn.SiLU() if mbconv else nn.ReLU6()
+
         layers: list[nn.Module] = []
         if expand != 1:
-            layers.append(_conv_bn(cin, hidden, 1, act=nn.ReLU6()))
-        layers += [
-            _conv_bn(hidden, hidden, 3, stride, groups=hidden, act=nn.ReLU6()),
-            _conv_bn(hidden, cout, 1),
-        ]
+            layers.append(_conv_bn(cin, hidden, 1, act=act()))
+        layers.append(_conv_bn(hidden, hidden, k, stride, groups=hidden, act=act()))
+        if mbconv:
+            layers.append(_SqueezeExcite(hidden, max(1, cin // 4), nn.SiLU(), nn.Sigmoid()))
+        layers.append(_conv_bn(hidden, cout, 1))
         self.body = nn.Sequential(*layers)
         self.residual = stride == 1 and cin == cout
 
@@ -222,25 +232,6 @@ class _SqueezeExcite(nn.Module):
         return x * self.scale(x)
 
 
-class _MBConv(nn.Module):
-    def __init__(self, cin: int, cout: int, k: int, stride: int, expand: int) -> None:
-        super().__init__()
-        hidden = cin * expand
-        layers: list[nn.Module] = []
-        if expand != 1:
-            layers.append(_conv_bn(cin, hidden, 1, act=nn.SiLU()))
-        layers += [
-            _conv_bn(hidden, hidden, k, stride, groups=hidden, act=nn.SiLU()),
-            _SqueezeExcite(hidden, max(1, cin // 4), nn.SiLU(), nn.Sigmoid()),
-            _conv_bn(hidden, cout, 1),
-        ]
-        self.body = nn.Sequential(*layers)
-        self.residual = stride == 1 and cin == cout
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x + self.body(x) if self.residual else self.body(x)
-
-
 def efficientnet_b0(seed: int = 0) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     torch.manual_seed(seed)
     settings = [  # expand, kernel, stride, out channels, layers
@@ -256,7 +247,9 @@ def efficientnet_b0(seed: int = 0) -> tuple[nn.Module, tuple[torch.Tensor, ...]]
     cin = 32
     for expand, k, stride, cout, count in settings:
         for n in range(count):
-            layers.append(_MBConv(cin, cout, k, stride if n == 0 else 1, expand))
+            layers.append(
+                _InvertedResidual(cin, cout, stride if n == 0 else 1, expand, k, mbconv=True)
+            )
             cin = cout
     layers += [
         _conv_bn(cin, 1280, 1, act=nn.SiLU()),
