@@ -30,6 +30,8 @@ TESTS = [
     "tests/e2e/test_strings.py",
     "tests/e2e/test_matmul_kernels.py",
     "tests/e2e/test_conv1d_kernels.py",
+    "tests/e2e/test_silu_fusion.py",
+    "tests/e2e/test_blocked_layout.py",
     "tests/e2e/test_quantized_kernels.py",
     "tests/e2e/test_size_limits.py",
     "tests/e2e/test_output_capacity.py",
