@@ -143,25 +143,26 @@ class _InvertedResidual(nn.Module):
         return x + self.body(x) if self.residual else self.body(x)
 
 
-def mobilenet_v2(seed: int = 0) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
-    torch.manual_seed(seed)
-    settings = [
-        (1, 16, 1, 1),
-        (6, 24, 2, 2),
-        (6, 32, 3, 2),
-        (6, 64, 4, 2),
-        (6, 96, 3, 1),
-        (6, 160, 3, 2),
-        (6, 320, 1, 1),
-    ]
-    layers: list[nn.Module] = [_conv_bn(3, 32, 3, 2, act=nn.ReLU6())]
+def _inverted_residual_net(
+    stages: list[tuple[int, int, int, int, int]], mbconv: bool
+) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    """MobileNetV2 (ReLU6) or, with `mbconv`, EfficientNet-B0 (SiLU, SE):
+    a 3x3 stem, the stages (expand, kernel, stride, out channels, blocks),
+    a 1x1 to 1280 channels, pooling and a 1000-way Linear head; 224x224."""
+
+    def act() -> nn.Module:
+        return nn.SiLU() if mbconv else nn.ReLU6()
+
+    layers: list[nn.Module] = [_conv_bn(3, 32, 3, 2, act=act())]
     cin = 32
-    for expand, cout, count, stride in settings:
-        for k in range(count):
-            layers.append(_InvertedResidual(cin, cout, stride if k == 0 else 1, expand))
+    for expand, k, stride, cout, count in stages:
+        for n in range(count):
+            layers.append(
+                _InvertedResidual(cin, cout, stride if n == 0 else 1, expand, k, mbconv=mbconv)
+            )
             cin = cout
     layers += [
-        _conv_bn(cin, 1280, 1, act=nn.ReLU6()),
+        _conv_bn(cin, 1280, 1, act=act()),
         nn.AdaptiveAvgPool2d(1),
         nn.Flatten(),
         nn.Dropout(0.2),
@@ -169,6 +170,20 @@ def mobilenet_v2(seed: int = 0) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     ]
     inputs = (torch.randn(1, 3, 224, 224),)
     return _init(nn.Sequential(*layers), inputs), inputs
+
+
+def mobilenet_v2(seed: int = 0) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(seed)
+    stages = [  # expand, kernel, stride, out channels, blocks
+        (1, 3, 1, 16, 1),
+        (6, 3, 2, 24, 2),
+        (6, 3, 2, 32, 3),
+        (6, 3, 2, 64, 4),
+        (6, 3, 1, 96, 3),
+        (6, 3, 2, 160, 3),
+        (6, 3, 1, 320, 1),
+    ]
+    return _inverted_residual_net(stages, mbconv=False)
 
 
 # SqueezeNet 1.1 -------------------------------------------------------------
@@ -234,7 +249,7 @@ class _SqueezeExcite(nn.Module):
 
 def efficientnet_b0(seed: int = 0) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     torch.manual_seed(seed)
-    settings = [  # expand, kernel, stride, out channels, layers
+    stages = [  # expand, kernel, stride, out channels, blocks
         (1, 3, 1, 16, 1),
         (6, 3, 2, 24, 2),
         (6, 5, 2, 40, 2),
@@ -243,23 +258,7 @@ def efficientnet_b0(seed: int = 0) -> tuple[nn.Module, tuple[torch.Tensor, ...]]
         (6, 5, 2, 192, 4),
         (6, 3, 1, 320, 1),
     ]
-    layers: list[nn.Module] = [_conv_bn(3, 32, 3, 2, act=nn.SiLU())]
-    cin = 32
-    for expand, k, stride, cout, count in settings:
-        for n in range(count):
-            layers.append(
-                _InvertedResidual(cin, cout, stride if n == 0 else 1, expand, k, mbconv=True)
-            )
-            cin = cout
-    layers += [
-        _conv_bn(cin, 1280, 1, act=nn.SiLU()),
-        nn.AdaptiveAvgPool2d(1),
-        nn.Flatten(),
-        nn.Dropout(0.2),
-        nn.Linear(1280, 1000),
-    ]
-    inputs = (torch.randn(1, 3, 224, 224),)
-    return _init(nn.Sequential(*layers), inputs), inputs
+    return _inverted_residual_net(stages, mbconv=True)
 
 
 # Encoders -------------------------------------------------------------------

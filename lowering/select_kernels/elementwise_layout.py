@@ -183,7 +183,7 @@ def _concatenated(concat: onnx.ConcatOp) -> list[int] | None:
             return None
         blocked = owner.X.type
         assert isinstance(blocked, TensorType)
-        n, blocks, _, _, b = blocked.get_shape()
+        _, blocks, _, _, b = blocked.get_shape()
         unblocked = owner.Y.type
         assert isinstance(unblocked, TensorType)
         if blocks * b != unblocked.get_shape()[1]:
