@@ -32,6 +32,7 @@ TESTS = [
     "tests/e2e/test_conv1d_kernels.py",
     "tests/e2e/test_silu_fusion.py",
     "tests/e2e/test_blocked_layout.py",
+    "tests/e2e/test_conv_transpose_kernels.py",
     "tests/e2e/test_quantized_kernels.py",
     "tests/e2e/test_size_limits.py",
     "tests/e2e/test_output_capacity.py",

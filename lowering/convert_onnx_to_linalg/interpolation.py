@@ -6,13 +6,14 @@ element it rounds to or the weighted sum over the filter's taps).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
 from xdsl.dialects import math as math_dialect
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerType, f64
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerType, f64, i32
 from xdsl.ir import Attribute, SSAValue
 
 from onnxc.dialects import onnx
@@ -116,6 +117,8 @@ class Body:
         self.cubic_a = -0.75
         self.extrapolation = 0.0
         self.values: list[dict[str, Real | SSAValue]] = []
+        self.tables: dict[int, SSAValue] = {}
+        """Resized axis k -> its input positions by output position (nearest)."""
 
     def prepare(self, here: Builder, shapes: Shapes) -> None:
         """What each axis's coordinate needs, built once before the generic:
@@ -147,6 +150,30 @@ class Body:
             if self.exclude_outside:
                 values["size_index"] = shapes.index(a.size)
             self.values.append(values)
+
+    def tabulate(self, here: Builder) -> None:
+        """Nearest, along each resized axis of static sizes: the input position
+        of every output position, computed once before the generic into a
+        table of int32 (the same formulas, so the same positions) that the
+        generic reads instead of converting, dividing, rounding and
+        clamping for every element. Not for tf_crop_and_resize, whose
+        coordinates outside the region also select the extrapolation value."""
+        if self.mode != "nearest" or self.coordinates == "tf_crop_and_resize":
+            return
+        for k, a in enumerate(self.axes):
+            if not isinstance(a.out, int) or not isinstance(a.size, int) or a.out == 0:
+                continue
+            if a.size > 2**31 - 1:
+                continue
+            self.tables[k] = here.insert(memref.AllocOp.get(i32, shape=[a.out])).memref
+            for_range(here, 0, a.out, [], functools.partial(self._tabulated, k))
+
+    def _tabulated(self, k: int, b: Builder, o: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+        """One entry of axis k's table: the input position of output o."""
+        position = self.nearest(b, k, self.coordinate(b, k, o))
+        narrow = b.insert(arith.IndexCastOp(position, i32)).result
+        b.insert(memref.StoreOp.get(narrow, self.tables[k], [o]))
+        return []
 
     def coordinate(self, b: Builder, k: int, position: SSAValue) -> SSAValue:
         """x_original of output `position` along resized axis k."""
@@ -195,6 +222,10 @@ class Body:
         outside: SSAValue | None = None
         anchors: list[tuple[int, SSAValue, SSAValue]] = []
         for k, a in enumerate(self.axes):
+            if k in self.tables:
+                read = b.insert(memref.LoadOp.get(self.tables[k], [position[a.axis]])).res
+                reads[a.axis] = b.insert(arith.IndexCastOp(read, IndexType())).result
+                continue
             x = self.coordinate(b, k, position[a.axis])
             if self.coordinates == "tf_crop_and_resize":
                 beyond = b.insert(

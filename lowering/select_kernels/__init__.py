@@ -7,7 +7,10 @@ leaves alone what it cannot take). Postcondition: every float32 2-D `onnx.Conv`
 with constant weights (group 1 or depthwise) is a `kernel.conv` between a
 `kernel.block` of its input and a `kernel.unblock` of its result (see the
 `kernel` dialect), a BatchNormalization after it folded into its weights and
-bias first (`batchnorm.py`); then
+bias first (`batchnorm.py`); a float32 `onnx.ConvTranspose` with constant
+weights becomes such a convolution first (stride 1: the flipped convolution;
+else a 1x1 convolution into columns and an `onnx.Col2Im` scatter,
+`transposed.py`); then
 
 - a Relu, a HardSwish, a Tanh, a Sigmoid, a SiLU (`Swish` with alpha 1, see
   `onnx-fuse-activations`) or a Clip with constant bounds, that is the only
@@ -77,6 +80,7 @@ from onnxc.lowering.select_kernels.elementwise_layout import SUNK, sink_unblock
 from onnxc.lowering.select_kernels.epilogues import fuse_user, pass_layout_on, residual_in_place
 from onnxc.lowering.select_kernels.products import select_products
 from onnxc.lowering.select_kernels.quantized import select_quantized_convs
+from onnxc.lowering.select_kernels.transposed import rewrite_conv_transposes
 from onnxc.targets import Kernels, get_target
 
 
@@ -111,6 +115,7 @@ class SelectKernelsPass(ModulePass):
 def _select(block: Block, kernels: Kernels) -> None:
     made: Made = {}  # one packing, one block per value
     fold_batch_norms(block)
+    rewrite_conv_transposes(block, kernels)
     for conv in [o for o in block.ops if isinstance(o, onnx.ConvOp)]:
         _block_conv(conv, kernels, made)
     for gemm in [o for o in block.ops if isinstance(o, onnx.GemmOp)]:

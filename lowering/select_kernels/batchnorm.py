@@ -3,7 +3,9 @@
 In inference a BatchNormalization is a per-channel affine map,
 `y = (x - mean) * s + bias` with `s = scale / sqrt(var + epsilon)`; after a
 convolution with constant weights it folds into them: `W'[m] = W[m] * s[m]`,
-`B'[m] = (B[m] - mean[m]) * s[m] + bias[m]` (B = 0 without one), computed in
+`B'[m] = (B[m] - mean[m]) * s[m] + bias[m]` (B = 0 without one; a
+transposed convolution's weights are [C, M / group, ...], so there output
+channel m is weight column m of its group), computed in
 float64 and rounded once to float32. The convolution then computes the
 normalised result in its own epilogue, without a pass over memory. Rounding
 differs from the two steps' by an ulp or so (the product is rounded once);
@@ -38,7 +40,7 @@ def fold_batch_norms(block: Block) -> None:
 
 def _fold(norm: onnx.BatchNormalizationOp) -> None:
     conv = norm.X.owner
-    if not isinstance(conv, onnx.ConvOp) or only_user(conv.Y) is not norm:
+    if not isinstance(conv, onnx.ConvOp | onnx.ConvTransposeOp) or only_user(conv.Y) is not norm:
         return
     if norm.attr("training_mode") or any(r.uses for r in norm.results[1:]):
         return
@@ -51,12 +53,22 @@ def _fold(norm: onnx.BatchNormalizationOp) -> None:
     if weights is None or (bias is None and not no_bias) or any(p is None for p in parameters):
         return
     scale, shift, mean, variance = (np.asarray(p, np.float64).reshape(-1) for p in parameters)  # type: ignore[arg-type]
-    outputs = weights.shape[0]
+    transposed = isinstance(conv, onnx.ConvTransposeOp)
+    group = int(conv.attr("group") or 1) if transposed else 1
+    outputs = weights.shape[1] * group if transposed else weights.shape[0]
+    if group < 1 or weights.shape[0] % group or (bias is not None and bias.size != outputs):
+        return
     if any(p.size != outputs for p in (scale, shift, mean, variance)):
         return
     epsilon = norm.attr("epsilon")
     factor = scale / np.sqrt(variance + (1e-5 if epsilon is None else float(epsilon)))
-    folded_weights = weights.astype(np.float64) * factor.reshape(-1, *([1] * (weights.ndim - 1)))
+    folded_weights = weights.astype(np.float64)
+    if transposed:  # [G, C / G, M / G, ...] times the factor of [G, 1, M / G, 1...]
+        grouped = folded_weights.reshape(group, -1, *weights.shape[1:])
+        spread = factor.reshape(group, 1, -1, *([1] * (weights.ndim - 2)))
+        folded_weights = (grouped * spread).reshape(weights.shape)
+    else:
+        folded_weights = folded_weights * factor.reshape(-1, *([1] * (weights.ndim - 1)))
     start = np.zeros(outputs) if bias is None else bias.astype(np.float64).reshape(-1)
     folded_bias = (start - mean) * factor + shift
     label = f"{onnx.node_name(conv)}+{onnx.node_name(norm)}"

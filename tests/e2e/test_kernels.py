@@ -139,7 +139,12 @@ def _compare(model: onnx.ModelProto, target: str) -> None:
     expected = session.run(names, {"x": x})
     got = onnxc.compile(model, target=target).run({"x": x})
     for name, want in zip(names, expected, strict=True):
-        np.testing.assert_allclose(got[name], want, rtol=1e-5, atol=1e-6)
+        # the README's float32 bound: 1e-5 relative to the output's scale (a
+        # folded BatchNormalization rounds W * s once: its error follows the
+        # summed terms, not an element the sum cancels down, which on a Zen 3
+        # host was 3.2e-6 off at -0.165 of an output of scale 1)
+        scale = float(np.abs(want).max())
+        np.testing.assert_allclose(got[name], want, rtol=1e-5, atol=1e-5 * scale)
 
 
 @pytest.mark.parametrize("name", list(CONVS))

@@ -267,6 +267,43 @@ def conv1d(b: Builder) -> Value | None:
     )
 
 
+def conv_transpose(b: Builder) -> Value | None:
+    """A 1-D or 2-D ConvTranspose (group 1 or 2): stride 1 (the flipped
+    convolution on the kernels), or up to 3 with pads, dilations and
+    output_padding (the columns and their scatter, or the plain loops)."""
+    x = b.pick(lambda v: len(v.shape) in (3, 4) and v.elem == FLOAT)
+    if x is None:
+        return None
+    n, c, *spatial = x.shape
+    rank = len(spatial)
+    group = 2 if c % 2 == 0 and b.rng.random() < 0.25 else 1
+    m = group * int(b.rng.choice([1, 3, 4, 8]))
+    kernel = [int(b.rng.choice([1, 2, 3, 4])) for _ in range(rank)]
+    stride = int(b.rng.choice([1, 2, 2, 3]))
+    dilation = int(b.rng.choice([1, 1, 1, 2]))
+    pads = [int(b.rng.integers(0, k)) for k in kernel * 2]
+    extra = int(b.rng.integers(0, stride))  # output_padding < stride (onnxruntime's rule)
+    out = [
+        stride * (size - 1) + extra + dilation * (k - 1) + 1 - pads[d] - pads[d + rank]
+        for d, (size, k) in enumerate(zip(spatial, kernel, strict=True))
+    ]
+    if min(out) < 1:
+        return None
+    weight = b.floats([c, m // group, *kernel], 1 / math.sqrt(c // group * math.prod(kernel)))
+    inputs = [x.name, weight] + ([b.floats([m], 0.1)] if b.rng.random() < 0.7 else [])
+    return b.add(
+        "ConvTranspose",
+        inputs,
+        [n, m, *out],
+        group=group,
+        kernel_shape=kernel,
+        strides=[stride] * rank,
+        dilations=[dilation] * rank,
+        pads=pads,
+        output_padding=[extra] * rank,
+    )
+
+
 def batch_norm(b: Builder) -> Value | None:
     x = b.pick(lambda v: len(v.shape) == 4 and v.elem == FLOAT)
     if x is None:
@@ -709,6 +746,7 @@ OPERATORS: dict[str, tuple[Callable[[Builder], Value | None], float, bool]] = {
     "binary": (binary, 2.5, True),
     "conv": (conv, 2.0, False),
     "conv1d": (conv1d, 1.0, False),
+    "conv_transpose": (conv_transpose, 0.8, False),
     "batch_norm": (batch_norm, 0.5, False),
     "pool": (pool, 1.0, False),
     "matmul": (matmul, 2.0, False),

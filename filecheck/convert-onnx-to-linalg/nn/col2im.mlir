@@ -7,25 +7,29 @@ func.func @col2im(%x: tensor<1x8x6xf32>) -> tensor<1x2x3x3xf32> {
   func.return %r : tensor<1x2x3x3xf32>
 }
 
-// The output starts at zero; loops n, c, the 2x2 taps and the 3x2 blocks
-// scatter each column element into the image where it lands inside.
+// The output starts at zero; loops n, c and the 2x2 taps, then the 3x2
+// blocks, each loop over blocks clipped to those whose tap lands inside the
+// image (no test per element), scatter each column element into the image.
 // CHECK-LABEL: func.func @col2im
 // CHECK:         linalg.fill {onnxc.comment = "Col2Im fold"}
 // CHECK:         scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:           scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:             scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step
 // CHECK:               scf.for %[[K1:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:                 arith.ceildivsi
+// CHECK:                 %[[LO1:.*]] = arith.maxsi
+// CHECK:                 arith.floordivsi
+// CHECK:                 %[[HI1:.*]] = arith.maxsi %[[LO1]], %{{.*}} : index
 // CHECK:                 scf.for %[[L0:.*]] = %{{.*}} to %{{.*}} step
-// CHECK:                   scf.for %[[L1:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:              arith.constant 1 : index
+// CHECK-NEXT:              scf.for %[[L1:.*]] = %[[LO1]] to %[[HI1]] step
+// CHECK-NOT:                 scf.if
 // CHECK:                     %[[S1:.*]] = arith.muli %[[L1]], %{{.*}} : index
-// CHECK:                     %[[D1:.*]] = arith.muli %[[K1]], %{{.*}} : index
-// CHECK:                     arith.addi %[[S1]], %[[D1]] : index
-// CHECK:                     arith.cmpi slt
-// CHECK:                     scf.if
-// CHECK:                       %[[V:.*]] = memref.load %{{.*}}[%[[N]], %{{.*}}, %{{.*}}] : memref<1x8x6xf32>
-// CHECK:                       %[[OLD:.*]] = memref.load %{{.*}}[%[[N]], %[[C]], %{{.*}}, %{{.*}}] : memref<1x2x3x3xf32>
-// CHECK:                       %[[SUM:.*]] = arith.addf %[[OLD]], %[[V]] : f32
-// CHECK:                       memref.store %[[SUM]], %{{.*}}[%[[N]], %[[C]], %{{.*}}, %{{.*}}] : memref<1x2x3x3xf32>
+// CHECK:                     arith.addi %[[S1]], %[[K1]] : index
+// CHECK:                     %[[V:.*]] = memref.load %{{.*}}[%[[N]], %{{.*}}, %{{.*}}] : memref<1x8x6xf32>
+// CHECK:                     %[[OLD:.*]] = memref.load %{{.*}}[%[[N]], %[[C]], %{{.*}}, %{{.*}}] : memref<1x2x3x3xf32>
+// CHECK:                     %[[SUM:.*]] = arith.addf %[[OLD]], %[[V]] : f32
+// CHECK:                     memref.store %[[SUM]], %{{.*}}[%[[N]], %[[C]], %{{.*}}, %{{.*}}] : memref<1x2x3x3xf32>
 
 // -----
 

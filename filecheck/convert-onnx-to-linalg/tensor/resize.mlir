@@ -8,13 +8,12 @@ func.func @resize_nearest(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x6xf32> {
 }
 
 // The N and C axes (scale 1) are read as they are; H and W map half_pixel
-// coordinates, round_prefer_floor (ceil(x - 0.5)), clamp.
+// coordinates, round_prefer_floor (ceil(x - 0.5)), clamp: computed once per
+// output row and column into tables of int32, which the generic reads.
 // CHECK-LABEL: func.func @resize_nearest
 // CHECK-SAME:    (%[[X:.*]]: memref<1x1x2x2xf32>, %[[Y:.*]]: memref<1x1x4x6xf32>)
-// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%[[Y]] : memref<1x1x4x6xf32>)
-// CHECK:           %[[N:.*]] = linalg.index 0 : index
-// CHECK-NEXT:      %[[C:.*]] = linalg.index 1 : index
-// CHECK-NEXT:      %[[H:.*]] = linalg.index 2 : index
+// CHECK:         %[[ROWS:.*]] = memref.alloc() {onnxc.comment = "Resize up"} : memref<4xi32>
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:           arith.sitofp %{{.*}} : i64 to f64
 // CHECK:           arith.divf
 // CHECK:           %[[HALF:.*]] = arith.subf
@@ -23,8 +22,19 @@ func.func @resize_nearest(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x6xf32> {
 // CHECK-NEXT:      %[[P:.*]] = arith.index_cast %[[WIDE]] : i64 to index
 // CHECK:           arith.maxsi %[[P]]
 // CHECK:           %[[ROW:.*]] = arith.minsi
-// CHECK:           %[[COL:.*]] = arith.minsi
-// CHECK-NEXT:      %[[V:.*]] = memref.load %[[X]][%[[N]], %[[C]], %[[ROW]], %[[COL]]] : memref<1x1x2x2xf32>
+// CHECK-NEXT:      %[[NARROW:.*]] = arith.index_cast %[[ROW]] : index to i32
+// CHECK-NEXT:      memref.store %[[NARROW]], %[[ROWS]][%[[I]]] : memref<4xi32>
+// CHECK:         %[[COLUMNS:.*]] = memref.alloc() {onnxc.comment = "Resize up"} : memref<6xi32>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%[[Y]] : memref<1x1x4x6xf32>)
+// CHECK:           %[[N:.*]] = linalg.index 0 : index
+// CHECK-NEXT:      %[[C:.*]] = linalg.index 1 : index
+// CHECK-NEXT:      %[[H:.*]] = linalg.index 2 : index
+// CHECK-NEXT:      %[[W:.*]] = linalg.index 3 : index
+// CHECK-NEXT:      %[[R:.*]] = memref.load %[[ROWS]][%[[H]]] : memref<4xi32>
+// CHECK-NEXT:      %[[RI:.*]] = arith.index_cast %[[R]] : i32 to index
+// CHECK-NEXT:      %[[Q:.*]] = memref.load %[[COLUMNS]][%[[W]]] : memref<6xi32>
+// CHECK-NEXT:      %[[QI:.*]] = arith.index_cast %[[Q]] : i32 to index
+// CHECK-NEXT:      %[[V:.*]] = memref.load %[[X]][%[[N]], %[[C]], %[[RI]], %[[QI]]] : memref<1x1x2x2xf32>
 // CHECK-NEXT:      linalg.yield %[[V]] : f32
 
 // -----

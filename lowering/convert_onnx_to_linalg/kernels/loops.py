@@ -47,11 +47,11 @@ class Arith(IndexArith):
         return self.b.insert(op).results[0]
 
 
-def tap_range(a: Arith, start: Size, taps: int, dilation: int, extent: int) -> tuple[Size, Size]:
+def tap_range(a: Arith, start: Size, taps: Size, dilation: int, extent: Size) -> tuple[Size, Size]:
     """The taps k in [lo, hi) with 0 <= start + k * dilation < extent (hi
     is at least lo)."""
     lo = a.max(0, a.ceildiv(a.sub(0, start), dilation))
-    hi = a.min(taps, a.add(a.floordiv(a.sub(extent - 1, start), dilation), 1))
+    hi = a.min(taps, a.add(a.floordiv(a.sub(a.sub(extent, 1), start), dilation), 1))
     return lo, a.max(lo, hi)
 
 

@@ -5,7 +5,9 @@ of sliding block l covers: Y[n, c, x] += X[n, c * K + k, l] where, per
 spatial axis d, x_d = l_d * strides_d - pads_begin_d + k_d * dilations_d, for
 the taps that land inside the image (K is the number of taps, the product of
 `block_shape`; k and l are row-major over the block and the grid of blocks).
-The output starts at zero; loops (n, c, k..., l...) accumulate into it,
+The output starts at zero; loops (n, c, k..., l...) accumulate into it, the
+loops over l clipped to the blocks whose tap k lands inside (no test per
+element),
 16-bit floats in float. Overlapping bool taps are or-ed, as numpy's `+=` on
 bools (onnx.reference) does.
 """
@@ -31,8 +33,9 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
     unsupported,
     widened,
 )
+from onnxc.lowering.convert_onnx_to_linalg.kernels.loops import Arith, tap_range
 from onnxc.lowering.convert_onnx_to_linalg.nn.conv_transpose import int_attribute
-from onnxc.lowering.convert_onnx_to_linalg.scf_loops import builder_before, index, nest, when
+from onnxc.lowering.convert_onnx_to_linalg.scf_loops import builder_before, for_range, nest
 from onnxc.lowering.convert_onnx_to_linalg.shape_values import shape_elements
 from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
 from onnxc.lowering.index_arith import Size
@@ -107,40 +110,43 @@ class Col2ImOpLowering(OnnxLowering[onnx.Col2ImOp]):
         combine = scalar.OR if scalar.kind(wide) is Kind.BOOL else scalar.ADD
         block_index = [shapes.index(k) for k in block]
         block_counts = [shapes.index(n) for n in blocks]
-        image_index = [shapes.index(s) for s in image]
         taps_index = shapes.index(taps)
 
         def scatter(b: Builder, at: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
-            n, c, *rest = at
-            tap, grid = rest[:rank], rest[rank:]
-            outs: list[SSAValue] = []
-            inside: SSAValue | None = None
-            for d in range(rank):
-                start = b.insert(arith.MuliOp(grid[d], index(b, strides[d]))).result
-                offset = b.insert(arith.MuliOp(tap[d], index(b, dilations[d]))).result
-                moved = b.insert(arith.AddiOp(start, offset)).result
-                o = b.insert(arith.SubiOp(moved, index(b, pads[d]))).result
-                fits = b.insert(arith.CmpiOp(o, index(b, 0), "sge")).result
-                below = b.insert(arith.CmpiOp(o, image_index[d], "slt")).result
-                both = b.insert(arith.AndIOp(fits, below)).result
-                inside = both if inside is None else b.insert(arith.AndIOp(inside, both)).result
-                outs.append(o)
+            n, c, *tap = at
+            a = Arith(b)
+            starts = [a.sub(a.mul(tap[d], dilations[d]), pads[d]) for d in range(rank)]
+            # the blocks whose tap lands inside the image, per axis
+            ranges = [tap_range(a, starts[d], blocks[d], strides[d], image[d]) for d in range(rank)]
             channel_base = b.insert(arith.MuliOp(c, taps_index)).result
             row = b.insert(arith.AddiOp(channel_base, row_major(b, tap, block_index))).result
-            column = row_major(b, grid, block_counts)
 
-            def accumulate(ib: Builder) -> None:
-                value = ib.insert(memref.LoadOp.get(x, [n, row, column])).res
-                target = [n, c, *outs]
-                current = ib.insert(memref.LoadOp.get(y, target)).res
-                total = combine(ib, current, widened(ib, [value], wide)[0])
-                ib.insert(memref.StoreOp.get(total, y, target))
+            def grid(gb: Builder, depth: int, at_grid: list[SSAValue]) -> None:
+                if depth == rank:
+                    ga = Arith(gb)
+                    outs = [
+                        ga.index(ga.add(ga.mul(g, strides[d]), starts[d]))
+                        for d, g in enumerate(at_grid)
+                    ]
+                    column = row_major(gb, at_grid, block_counts)
+                    value = gb.insert(memref.LoadOp.get(x, [n, row, column])).res
+                    target = [n, c, *outs]
+                    current = gb.insert(memref.LoadOp.get(y, target)).res
+                    total = combine(gb, current, widened(gb, [value], wide)[0])
+                    gb.insert(memref.StoreOp.get(total, y, target))
+                    return
+                lo, hi = ranges[depth]
 
-            assert inside is not None
-            when(b, inside, accumulate)
+                def trip(inner: Builder, g: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+                    grid(inner, depth + 1, [*at_grid, g])
+                    return []
+
+                for_range(gb, a.index(lo), a.index(hi), [], trip)
+
+            grid(b, 0, [])
             return []
 
-        loops = [in_sizes[0], channels, *block, *blocks]
+        loops = [in_sizes[0], channels, *block]
         nest(builder_before(op), loops, [], scatter)
         acc.finish(rewriter, op)
         self.replace(rewriter, op, [output])

@@ -33,8 +33,7 @@ from onnxc.lowering.convert_onnx_to_linalg.common import (
 )
 from onnxc.lowering.convert_onnx_to_linalg.nn.window import require_spatial
 from onnxc.lowering.convert_onnx_to_linalg.scf_loops import builder_before, index, nest, when
-from onnxc.lowering.convert_onnx_to_linalg.shapes import Shapes
-from onnxc.lowering.index_arith import Size, is_static, static
+from onnxc.lowering.index_arith import IndexArith, Size, is_static, static
 
 
 def int_attribute(op: onnx.OnnxOp, name: str, rank: int, default: int) -> list[int]:
@@ -48,7 +47,7 @@ def int_attribute(op: onnx.OnnxOp, name: str, rank: int, default: int) -> list[i
 
 
 def output_geometry(
-    op: onnx.ConvTransposeOp, shapes: Shapes, spatial: list[Size], kernel: list[int]
+    op: onnx.ConvTransposeOp, shapes: IndexArith, spatial: list[Size], kernel: list[int]
 ) -> tuple[list[Size], list[Size]]:
     """(the output's spatial sizes, the padding at the start of each spatial
     axis), from the attributes as the spec defines them."""

@@ -15,7 +15,9 @@ rounded size, which differs only for scales that do not give a whole size.
 
 - nearest: one input position, x_original rounded by `nearest_mode`
   (round_prefer_floor, round_prefer_ceil, floor, ceil), clamped to the axis.
-  The element is copied as it is.
+  The element is copied as it is. Where an axis's sizes are static, its
+  positions are computed once per output position into a table the
+  generic reads (`Body.tabulate`).
 - linear and cubic: taps j around floor(x_original) (2 and 4, or with
   `antialias` and a scale below 1, as many as the stretched kernel covers:
   a count computed at run time), weighted by the triangle or the cubic
@@ -136,6 +138,7 @@ class ResizeOpLowering(OnnxLowering[onnx.ResizeOp]):
         body.cubic_a = float(op.attr("cubic_coeff_a"))
         body.extrapolation = float(op.attr("extrapolation_value"))
         body.prepare(here, shapes)
+        body.tabulate(here)
         if not any(isinstance(s, int) and s == 0 for s in shapes.sizes(output)):
             indexed_generic(rewriter, op, output, body.build)
         self.replace(rewriter, op, [output])
