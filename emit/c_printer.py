@@ -100,7 +100,7 @@ from onnxc.emit.c_types import (
     wide_unsigned_type,
 )
 from onnxc.errors import CEmitError
-from onnxc.ir_names import ARENA, COMMENT, IN_RANGE, PARALLEL, UNROLL
+from onnxc.ir_names import ARENA, COMMENT, IN_RANGE, PARALLEL
 
 __all__ = ["BodyPrinter", "Memref", "SCALAR"]
 
@@ -724,9 +724,6 @@ class BodyPrinter:
         inc = f"++{i}" if step == "1" else f"{i} += {step}"
         if PARALLEL in op.attributes and not carried:
             self.emit("ONNXC_PARALLEL_FOR")
-        unroll = op.attributes.get(UNROLL)
-        if isinstance(unroll, IntegerAttr):
-            self.emit(f"ONNXC_UNROLL({unroll.value.data})")
         self.emit(f"for ({c_type(iv.type)} {i} = {lb}; {i} < {ub}; {inc}) {{")
         self.print_region_block(block)
         self.emit("}")

@@ -76,15 +76,6 @@ PARALLEL = "onnxc.parallel"
 the C printer puts the runtime's `ONNXC_PARALLEL_FOR` before it, an OpenMP
 parallel loop in a build with threads, nothing in another."""
 
-UNROLL = "onnxc.unroll"
-"""Discardable integer attribute of an `scf.for` inside a kernel's
-accumulation: the C printer puts the runtime's `ONNXC_UNROLL(n)` before it,
-gcc's `#pragma GCC unroll n`. gcc 12 keeps a kernel's accumulator arrays in
-vector registers only within straight-line code: across the trips of the
-loop around their updates it stores and reloads them (AVX2: a 1x1
-convolution 2.9x slower than clang's code, which keeps them in registers).
-Written out, the n trips update the registers n times per store."""
-
 IN_RANGE = "onnxc.in_range"
 """Discardable attribute of an `arith.fptosi` whose operand is already an
 integral value within the result type's range (a quantizer clamped and

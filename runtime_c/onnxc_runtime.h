@@ -223,21 +223,6 @@ typedef struct {
 #define ONNXC_PARALLEL_FOR
 #endif
 
-/*
- * Unrolling. The loops inside a kernel's loop over input channels (the
- * taps, or the lanes of a channel block) are marked ONNXC_UNROLL(n): gcc
- * writes out their n trips, so that the accumulators stay in registers
- * across them (it stores and reloads them once per trip of a loop around
- * their updates). Other compilers (clang keeps them in registers anyway)
- * see nothing.
- */
-#if defined(__GNUC__) && !defined(__clang__)
-#define ONNXC_PRAGMA(text) _Pragma(#text)
-#define ONNXC_UNROLL(n) ONNXC_PRAGMA(GCC unroll n)
-#else
-#define ONNXC_UNROLL(n)
-#endif
-
 /* One unit of the default static arena: aligned for every element type. */
 typedef union {
   double d;

@@ -9,11 +9,11 @@ from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, UnitAttr, i64
+from xdsl.dialects.builtin import IndexType, UnitAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from onnxc.ir_names import COMMENT, PARALLEL, UNROLL
+from onnxc.ir_names import COMMENT, PARALLEL
 from onnxc.lowering.convert_onnx_to_linalg.common import comment_for
 
 Body = Callable[[Builder, SSAValue, list[SSAValue]], Sequence[SSAValue]]
@@ -82,12 +82,10 @@ def for_range(
     body: Body,
     step: int = 1,
     parallel: bool = False,
-    unroll: int = 0,
 ) -> list[SSAValue]:
     """`scf.for i = lo to hi step step` carrying `carried`; returns their
     final values. `parallel` marks a loop whose trips are independent
-    (`onnxc.ir_names.PARALLEL`; none may be carried); `unroll` asks the C
-    compiler to write out that many trips (`onnxc.ir_names.UNROLL`)."""
+    (`onnxc.ir_names.PARALLEL`; none may be carried)."""
     assert not (parallel and carried), "a parallel loop carries nothing"
     block = Block(arg_types=[IndexType(), *(v.type for v in carried)])
     inner = Builder(InsertPoint.at_end(block))
@@ -95,8 +93,6 @@ def for_range(
     loop = b.insert(scf.ForOp(index(b, lo), index(b, hi), index(b, step), list(carried), block))
     if parallel:
         loop.attributes[PARALLEL] = UnitAttr()
-    if unroll > 1:
-        loop.attributes[UNROLL] = IntegerAttr(unroll, i64)
     return list(loop.results)
 
 

@@ -344,7 +344,6 @@ class _Kernel:
             accumulators.append(acc.memref)
         cbs: list[Size] = [cb] * pixels
         self._lanes(b, lambda inner, v: self._initial(inner, cbs, v, accumulators), g.width)
-        vector = not g.unrolled  # written out by the C compiler (`onnxc.ir_names.UNROLL`)
 
         def channel(inner: Builder, ci: Size, block: Size, lane_in: Size) -> None:
             source = (ci, block, lane_in)
@@ -353,13 +352,9 @@ class _Kernel:
                 def tap(tap_b: Builder, kw: SSAValue) -> None:
                     self._taps(tap_b, n, cb, source, top, lefts, kh, kw, accumulators, masked)
 
-                for_taps(
-                    row_b, kw_lo, kw_hi, g.kernel[1], tap, one_tap_if=g.unrolled, unroll=vector
-                )
+                for_taps(row_b, kw_lo, kw_hi, g.kernel[1], tap, one_tap_if=g.unrolled)
 
-            for_taps(
-                inner, kh_lo, kh_hi, g.kernel[0], tap_row, one_tap_if=g.unrolled, unroll=vector
-            )
+            for_taps(inner, kh_lo, kh_hi, g.kernel[0], tap_row, one_tap_if=g.unrolled)
 
         self._channels(b, channel)
         at = [(cb, oh, ow) for ow in columns]
@@ -390,9 +385,7 @@ class _Kernel:
                 body(inner, a.add(a.mul(block, g.in_lanes), lane), block, lane)
                 return []
 
-            # a kernel of one tap: the lanes of the block are its straight line
-            unroll = g.in_lanes if g.kernel == (1, 1) and not g.unrolled else 0
-            for_range(outer, 0, g.in_lanes, [], lane_loop, unroll=unroll)
+            for_range(outer, 0, g.in_lanes, [], lane_loop)
             return []
 
         for_range(b, 0, g.channels // g.in_lanes, [], block_loop)

@@ -66,9 +66,7 @@ def inside_outputs(
     return (lo, hi) if lo < hi else (outputs, outputs)
 
 
-def for_taps(
-    b: Builder, lo: Size, hi: Size, taps: int, body: TapBody, *, one_tap_if: bool, unroll: bool
-) -> None:
+def for_taps(b: Builder, lo: Size, hi: Size, taps: int, body: TapBody, *, one_tap_if: bool) -> None:
     """body(k) for the taps k in [lo, hi) of a kernel axis of `taps` taps
     (`tap_range`): a loop, or, with `one_tap_if` and one tap, an `if lo < hi`
     at k = 0. Cortex-M builds take the `if`: from a loop gcc -Os does not see
@@ -76,11 +74,9 @@ def for_taps(
     weight at k (random graph 5800). x86 builds keep the loop: told that
     k = 0, gcc 12's AVX2 vectorizer computes wrong border outputs (random
     graphs 6798 and 6803; right with -fno-tree-slp-vectorize or below
-    x86-64-v3). With `unroll`, the loop's `taps` trips are written out
-    (`onnxc.ir_names.UNROLL`)."""
+    x86-64-v3)."""
     if taps != 1 or not one_tap_if:
-        body_of = lambda inner, k, _: body(inner, k) or []  # noqa: E731
-        for_range(b, lo, hi, [], body_of, unroll=taps if unroll else 0)
+        for_range(b, lo, hi, [], lambda inner, k, _: body(inner, k) or [])
         return
     block = Block()
     inner = Builder(InsertPoint.at_end(block))

@@ -22,8 +22,7 @@ Loops: products, column blocks, row blocks; rows past a whole number of
 blocks form one smaller block, and columns past a whole number of blocks a
 last column block whose lane loop has the remaining trip count (a packed B's
 zero padding is never read). The epilogue (bias, residual, Relu or Clip) is
-applied as the accumulators are stored. The loop over k is marked for the C
-compiler to write out 8 steps per trip (`onnxc.ir_names.UNROLL`).
+applied as the accumulators are stored.
 """
 
 from __future__ import annotations
@@ -214,9 +213,7 @@ class _Product:
             _lanes(inner, width, lane)
             return []
 
-        # 8 steps of k written out per trip: the accumulators stay in
-        # registers across them (`onnxc.ir_names.UNROLL`)
-        for_range(b, 0, self.shape[1], [], step, unroll=min(self.shape[1], _UNROLLED_STEPS))
+        for_range(b, 0, self.shape[1], [], step)
 
         def store(inner: Builder, v: SSAValue) -> None:
             n = Arith(inner).add(n0, v)
@@ -244,10 +241,6 @@ class _Product:
             return [nb, k, v]
         n = Arith(b).add(n0, v)
         return self.b.at([k, n] if self.shared_b else [*g, k, n])
-
-
-_UNROLLED_STEPS = 8
-"""The steps of k the C compiler writes out per trip of the loop over k."""
 
 
 def _lanes(b: Builder, width: int, body: Callable[[Builder, SSAValue], None]) -> None:
