@@ -233,11 +233,14 @@ class ModelPrinter:
     def ranges(self) -> dict[SSAValue, Interval]:
         return {arg: interval for _, arg, interval in self.dims}
 
-    def _binding(self, k: int, kind: type[InputOp] | type[OutputOp]) -> InputOp | OutputOp | None:
+    def _bindings(self) -> dict[tuple[type, int], InputOp | OutputOp]:
+        """Each input's and output's binding op, by (its class, its index):
+        found in one walk (a model may have hundreds of arguments)."""
+        found: dict[tuple[type, int], InputOp | OutputOp] = {}
         for op in self.fn.walk():
-            if isinstance(op, kind) and op.index.value.data == k:
-                return op
-        return None
+            if isinstance(op, InputOp | OutputOp):
+                found.setdefault((type(op), op.index.value.data), op)
+        return found
 
     def _params(self) -> list[CParam]:
         args = list(self.fn.body.block.args[len(self.dims) :])
@@ -259,6 +262,7 @@ class ModelPrinter:
                 f"{len(in_names)} inputs and {len(out_names)} outputs"
             )
         params: list[CParam] = []
+        bindings = self._bindings()
         for i, (arg, onnx_name) in enumerate(zip(args, in_names + out_names, strict=True)):
             t = arg.type
             if not isinstance(t, MemRefType):
@@ -268,7 +272,7 @@ class ModelPrinter:
             shape = tuple(t.get_shape())
             names: list[str | None] = [None] * len(shape)
             bounds = [d if d >= 0 else -1 for d in shape]
-            binding = self._binding(k, InputOp if is_input else OutputOp)
+            binding = bindings.get((InputOp if is_input else OutputOp, k))
             if binding is not None:
                 # The argument's type says what C passes; the binding what
                 # each size is (a free dimension, or its bound).

@@ -165,12 +165,13 @@ class Slot:
     def type_class(self) -> str:
         return self.buffers[0].type_class
 
-    def conflicts(self, other: Slot) -> bool:
-        if self.start <= other.end and other.start <= self.end:
-            return True
-        return "byte" not in (self.type_class, other.type_class) and (
-            self.type_class != other.type_class
-        )
+
+def _conflict(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
+    """Whether slots of (start, end, type class) `a` and `b` may not share
+    bytes: they are live at once, or of different classes (`_type_class`)."""
+    if a[0] <= b[1] and b[0] <= a[1]:
+        return True
+    return "byte" not in (a[2], b[2]) and a[2] != b[2]
 
 
 def dims_of(fn: func.FuncOp) -> dict[SSAValue, Interval]:
@@ -436,13 +437,17 @@ def place(slots: Sequence[Slot], best_fit: bool) -> dict[Slot, int]:
     """Offsets for `slots` in the given order: each at the lowest (first fit) or
     tightest (best fit) aligned gap among the conflicting slots already placed."""
     offsets: dict[Slot, int] = {}
+    # a slot's lifetime, class and size, read once (each is a min or max over its buffers)
+    lives = {slot: (slot.start, slot.end, slot.type_class) for slot in slots}
+    sizes = {slot: _aligned(slot.size) for slot in slots}
     for slot in slots:
+        life = lives[slot]
         busy = sorted(
-            (offsets[other], offsets[other] + _aligned(other.size))
-            for other in offsets
-            if slot.conflicts(other)
+            (offset, offset + sizes[other])
+            for other, offset in offsets.items()
+            if _conflict(life, lives[other])
         )
-        need = _aligned(slot.size)
+        need = sizes[slot]
         gaps: list[tuple[int, int]] = []  # (gap size, offset); the end is an endless gap
         cursor = 0
         for low, high in busy:

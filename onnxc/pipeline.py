@@ -1,6 +1,7 @@
 """Running the pipeline: the passes of each stage (`onnxc.lowering.STAGES`), in
 order, with the IR verified after every stage, and after every pass when
-`ONNXC_VERIFY_EACH_PASS=1` (the test suite sets it), so that a broken pass is
+`ONNXC_VERIFY_EACH_PASS=1` (the tests of the passes and the random graphs
+set it: `tests/conftest.py`), so that a broken pass is
 caught where it broke. Verifying a big model's IR takes half a second; after
 each of the eight passes it was a tenth of ResNet-50's compile.
 """

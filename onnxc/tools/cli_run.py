@@ -4,6 +4,7 @@ print, save and compare its outputs (with stored ones or with onnxruntime's)."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,7 @@ import numpy as np
 
 from onnxc import container_io
 from onnxc.errors import OnnxcError
+from onnxc.tools import exact_integer
 from onnxc.tools.cli_args import compile_options, key_value, load_npy, output_folder, progress_of
 from onnxc.tools.free_dims import ask_for_sizes, sizes_given
 from onnxc.tools.random_inputs import random_input
@@ -219,14 +221,12 @@ def _run_onnxruntime(
     model_path: str, inputs: dict[str, Any], output_names: list[str]
 ) -> dict[str, Any]:
     """The outputs onnxruntime computes for the same inputs."""
-    try:
-        import onnxruntime
-    except ImportError:
+    if importlib.util.find_spec("onnxruntime") is None:
         raise OnnxcError(
             "--compare onnxruntime: onnxruntime is not installed (pip install onnxruntime)"
-        ) from None
+        )
     try:
-        session = onnxruntime.InferenceSession(model_path, providers=["CPUExecutionProvider"])
+        session = exact_integer.session(model_path)
         wanted = {i.name for i in session.get_inputs()}
         feed = {k: v for k, v in inputs.items() if k in wanted}
         values = session.run(output_names, feed)

@@ -20,6 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 import onnxc
+from onnxc.tools import exact_integer
 from tests.mcu.tools import MCU_TARGETS, needs_arm
 
 ort = pytest.importorskip("onnxruntime")
@@ -78,10 +79,7 @@ def _expected(node: Node, opset: int) -> list[np.ndarray]:
     model = _model([node], opset)
     feeds = {name: value for name, value in node.inputs if name in node.fed}
     if node.expected == "onnxruntime":
-        session = ort.InferenceSession(
-            model.SerializeToString(), providers=["CPUExecutionProvider"]
-        )
-        return list(session.run(None, feeds))
+        return list(exact_integer.session(model).run(None, feeds))
     outputs = ReferenceEvaluator(model).run(None, feeds)
     assert isinstance(outputs, list)
     return outputs

@@ -30,6 +30,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 import onnxc  # noqa: E402
+from onnxc.tools import exact_integer  # noqa: E402
 from tests.mcu.tools import needs_arm  # noqa: E402
 from tests.models import export  # noqa: E402
 
@@ -106,7 +107,7 @@ def test_quantized_cnn_matches_onnxruntime(tmp_path: Path, quant_format: str, dy
     assert expected_ops <= op_types, op_types
     scale = _output_scale(model)
     compiled = onnxc.compile(path, name=f"quantized_cnn_{quant_format}_{int(dynamo)}")
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = exact_integer.session(path)
     rng = np.random.default_rng(4)
     for _ in range(3):
         x = rng.standard_normal(SmallCNN.input_shape).astype(np.float32)

@@ -34,6 +34,7 @@ from onnxc.dialects import onnx as onnx_dialect
 from onnxc.frontend import import_model
 from onnxc.lowering.select_kernels import quantized
 from onnxc.pipeline import lower
+from onnxc.tools import exact_integer
 from tests.mcu.tools import MISSING_ARM_TOOLS, needs_arm
 
 ort = pytest.importorskip("onnxruntime")
@@ -158,7 +159,7 @@ def _kernels(model: onnx.ModelProto, target: str) -> list[str]:
 def _assert_exact(model: onnx.ModelProto, target: str, seed: int = 1, cache: bool = True) -> None:
     x_shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
     x = (np.random.default_rng(seed).standard_normal(x_shape) * 1.5).astype(np.float32)
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    session = exact_integer.session(model)
     want = session.run(None, {"x": x})[0]
     got = onnxc.compile(model, target=target, cache=cache).run({"x": x})["y"]
     np.testing.assert_array_equal(got, want)
@@ -355,7 +356,7 @@ def test_fixed_point_requantization_is_within_one_step(
         pytest.skip(MISSING_ARM_TOOLS)
     x_shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
     x = (np.random.default_rng(1).standard_normal(x_shape) * 1.5).astype(np.float32)
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    session = exact_integer.session(model)
     want = session.run(None, {"x": x})[0].astype(np.int64)
     got = onnxc.compile(model, target=target, requantize="fixed").run({"x": x})["y"]
     assert np.abs(got.astype(np.int64) - want).max() <= 1
@@ -462,7 +463,7 @@ def test_fixed_point_requantization_of_random_convolutions(seed: int) -> None:
     output within one step of onnxruntime's; away from ties (even seeds)
     nearly all equal."""
     model, x = _random_qlinear_conv(seed)
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    session = exact_integer.session(model)
     want = session.run(None, {"x": x})[0].astype(np.int64)
     got = onnxc.compile(model, target="cortex-m0", requantize="fixed").run({"x": x})["y"]
     difference = np.abs(got.astype(np.int64) - want)

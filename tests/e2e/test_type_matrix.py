@@ -42,6 +42,7 @@ from onnxc.element_types import ElementType, Kind
 from onnxc.errors import UnsupportedError
 from onnxc.frontend.rewrites.infer_shapes import SAME_TYPE_AS_INPUT
 from onnxc.lowering.convert_onnx_to_linalg import lowerings
+from onnxc.tools import exact_integer
 from tests.e2e.statistics import (
     Statistics,
     bernoulli_statistics,
@@ -1390,9 +1391,7 @@ def expected(node: Node) -> tuple[list[np.ndarray], str]:
     wrong = node.row.kind is Kind.STRING and node.node.op_type in STRING_BUGS
     if not (rounded or case.reference or imprecise or wrong):
         try:
-            session = ort.InferenceSession(
-                model.SerializeToString(), providers=["CPUExecutionProvider"]
-            )
+            session = exact_integer.session(model)
             outputs = session.run(None, node.feeds)
             typed = [_typed(o, info) for o, info in zip(outputs, node.outputs, strict=True)]
             return typed, "onnxruntime"

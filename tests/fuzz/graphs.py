@@ -46,6 +46,7 @@ import onnx.version_converter
 from onnx import TensorProto, helper, numpy_helper
 
 from onnxc.forked import run_forked
+from onnxc.tools.exact_integer import exact_integer_products
 
 OPSET = 18
 SPEC_OPSET = 21
@@ -865,7 +866,9 @@ def expected(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict[str, 
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     session = ort.InferenceSession(
-        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        exact_integer_products(model).SerializeToString(),
+        options,
+        providers=["CPUExecutionProvider"],
     )
     names = [o.name for o in model.graph.output]
     return {n: np.asarray(v) for n, v in zip(names, session.run(names, feeds), strict=True)}
