@@ -58,6 +58,7 @@ def exact_integer_products(model: onnx.ModelProto) -> onnx.ModelProto:
     graph = result.graph
     constants = {t.name: t for t in graph.initializer}
     added: dict[str, str] = {}
+    zeros: set[str] = set()
 
     def shifted(name: str) -> str:
         """The name of the uint8 copy of int8 initializer `name`."""
@@ -82,20 +83,19 @@ def exact_integer_products(model: onnx.ModelProto) -> onnx.ModelProto:
                 continue  # a zero point computed at run time: leave the node alone
             node.input[zero] = shifted(node.input[zero])
         else:
-            shape = () if scale is None else _shape(graph, node.input[scale])
-            name = f"{node.input[weight]}__zero_as_uint8"
-            graph.initializer.append(numpy_helper.from_array(np.full(shape, 128, np.uint8), name))
+            if scale is not None and node.input[scale] not in constants:
+                continue  # a scale computed at run time: its shape is not known here
+            shape = () if scale is None else tuple(constants[node.input[scale]].dims)
+            name = f"{node.input[weight]}__zero_as_uint8_{len(shape)}"
+            if name not in zeros:  # one per weight and rank, however many nodes read it
+                zeros.add(name)
+                zero_point = np.full(shape, 128, np.uint8)
+                graph.initializer.append(numpy_helper.from_array(zero_point, name))
             while len(node.input) <= zero:
                 node.input.append("")
             node.input[zero] = name
         node.input[weight] = shifted(node.input[weight])
     return result
-
-
-def _shape(graph: onnx.GraphProto, name: str) -> tuple[int, ...]:
-    """The shape of initializer `name` (a scale: one per tensor or per channel)."""
-    (tensor,) = [t for t in graph.initializer if t.name == name]
-    return tuple(tensor.dims)
 
 
 def _uint8_activation(node: onnx.NodeProto, constants: dict[str, onnx.TensorProto]) -> bool:
